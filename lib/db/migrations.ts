@@ -1,0 +1,174 @@
+import type { Knex } from "knex";
+import { dialectOf } from "./target";
+
+/**
+ * The core schema. One code path for SQLite, PostgreSQL and MariaDB/MySQL:
+ * every step checks before it creates, so running it again (or from a second
+ * process that lost the race) changes nothing.
+ *
+ * Dates are fixed-width `YYYY-MM-DD HH:MM:SS` strings (WordPress's own
+ * format): they sort and compare correctly as text on all three databases,
+ * and no driver converts them through the process time zone on the way in or
+ * out, which `timestamp` columns do differently on each driver.
+ */
+type Step = { table: string; create: (t: Knex.CreateTableBuilder, knex: Knex) => void };
+
+const DATE = 19;
+
+const steps: Step[] = [
+  {
+    table: "options",
+    create: (t) => {
+      t.string("name", 191).primary();
+      t.text("value").notNullable();
+    },
+  },
+  {
+    table: "users",
+    create: (t) => {
+      t.increments("id").primary();
+      t.string("login", 60).notNullable().unique();
+      t.string("email", 100).notNullable().defaultTo("");
+      t.string("display_name", 250).notNullable().defaultTo("");
+      t.string("role", 20).notNullable();
+      t.string("password_hash", 255).nullable();
+      t.string("registered", DATE).notNullable();
+      t.index(["email"]);
+    },
+  },
+  {
+    table: "app_passwords",
+    create: (t) => {
+      t.increments("id").primary();
+      t.integer("user_id").unsigned().notNullable().references("id").inTable("users").onDelete("CASCADE");
+      t.string("uuid", 36).notNullable().unique();
+      t.string("name", 100).notNullable();
+      t.string("hash", 128).notNullable();
+      t.string("created", DATE).notNullable();
+      t.string("last_used", DATE).nullable();
+      t.string("last_ip", 45).nullable();
+      t.index(["user_id"]);
+    },
+  },
+  {
+    table: "posts",
+    create: (t, knex) => {
+      t.increments("id").primary();
+      t.string("type", 32).notNullable();
+      t.string("status", 20).notNullable();
+      t.string("slug", 200).notNullable().defaultTo("");
+      // Equal to `slug` while the status requires a unique slug, NULL
+      // otherwise (drafts may share one): the unique index below is what
+      // keeps concurrent inserts from ever producing two equal slugs.
+      t.string("slug_lock", 200).nullable();
+      textColumn(t, knex, "title");
+      textColumn(t, knex, "content");
+      textColumn(t, knex, "excerpt");
+      t.integer("author").notNullable().defaultTo(0);
+      t.integer("parent").notNullable().defaultTo(0);
+      t.string("password", 255).notNullable().defaultTo("");
+      t.integer("menu_order").notNullable().defaultTo(0);
+      t.string("date_local", DATE).notNullable();
+      t.string("date_utc", DATE).notNullable();
+      t.string("modified_local", DATE).notNullable();
+      t.string("modified_utc", DATE).notNullable();
+      t.string("language", 8).notNullable();
+      t.integer("translation_group").nullable();
+      // WordPress keeps the pre-trash status in `_wp_trash_meta_status`.
+      t.string("previous_status", 20).nullable();
+      t.unique(["type", "language", "slug_lock"], { indexName: "posts_slug_unique" });
+      t.index(["type", "status", "date_local"], "posts_type_status_date");
+      t.index(["type", "slug"], "posts_type_slug");
+      t.index(["author"], "posts_author");
+      t.index(["parent"], "posts_parent");
+      t.index(["translation_group"], "posts_translation_group");
+    },
+  },
+  {
+    table: "postmeta",
+    create: (t, knex) => {
+      t.increments("id").primary();
+      t.integer("post_id").unsigned().notNullable().references("id").inTable("posts").onDelete("CASCADE");
+      t.string("meta_key", 191).notNullable();
+      textColumn(t, knex, "meta_value");
+      t.index(["post_id", "meta_key"], "postmeta_post_key");
+      t.index(["meta_key"], "postmeta_key");
+    },
+  },
+  {
+    table: "terms",
+    create: (t) => {
+      t.increments("id").primary();
+      t.string("taxonomy", 32).notNullable();
+      t.string("name", 200).notNullable();
+      t.string("slug", 200).notNullable();
+      t.text("description").notNullable();
+      t.integer("parent").notNullable().defaultTo(0);
+      t.integer("count").notNullable().defaultTo(0);
+      t.integer("term_group").notNullable().defaultTo(0);
+      t.string("language", 8).notNullable();
+      t.integer("translation_group").nullable();
+      t.unique(["taxonomy", "language", "slug"], { indexName: "terms_slug_unique" });
+      t.index(["taxonomy", "parent"], "terms_taxonomy_parent");
+      t.index(["taxonomy", "name"], "terms_taxonomy_name");
+      t.index(["translation_group"], "terms_translation_group");
+    },
+  },
+  {
+    table: "term_relationships",
+    create: (t) => {
+      t.integer("object_id").unsigned().notNullable().references("id").inTable("posts").onDelete("CASCADE");
+      t.integer("term_id").unsigned().notNullable().references("id").inTable("terms").onDelete("CASCADE");
+      t.integer("term_order").notNullable().defaultTo(0);
+      t.primary(["object_id", "term_id"]);
+      t.index(["term_id", "object_id"], "term_rel_term");
+    },
+  },
+  {
+    // Typed post-to-post links (event → venue, event → organizer) in order.
+    table: "post_links",
+    create: (t) => {
+      t.integer("from_id").unsigned().notNullable().references("id").inTable("posts").onDelete("CASCADE");
+      t.string("relation", 32).notNullable();
+      t.integer("to_id").unsigned().notNullable().references("id").inTable("posts").onDelete("CASCADE");
+      t.integer("position").notNullable().defaultTo(0);
+      t.primary(["from_id", "relation", "to_id"]);
+      t.index(["to_id", "relation"], "post_links_to");
+    },
+  },
+];
+
+function textColumn(t: Knex.CreateTableBuilder, knex: Knex, name: string): void {
+  // MySQL's TEXT stops at 64 KiB; post content may be longer.
+  if (dialectOf(knex) === "mysql") t.text(name, "mediumtext").notNullable();
+  else t.text(name).notNullable();
+}
+
+export async function migrateCore(knex: Knex): Promise<void> {
+  for (const step of steps) {
+    await createTableIfMissing(knex, step.table, (t) => step.create(t, knex));
+  }
+}
+
+/** Creates a table unless it exists; tolerates a concurrent creator. */
+export async function createTableIfMissing(
+  knex: Knex,
+  table: string,
+  build: (t: Knex.CreateTableBuilder) => void,
+): Promise<boolean> {
+  if (await knex.schema.hasTable(table)) return false;
+  try {
+    await knex.schema.createTable(table, (t) => {
+      build(t);
+      if (dialectOf(knex) === "mysql") {
+        t.engine("InnoDB");
+        t.charset("utf8mb4");
+        t.collate("utf8mb4_bin");
+      }
+    });
+    return true;
+  } catch (err) {
+    if (await knex.schema.hasTable(table)) return false;
+    throw err;
+  }
+}

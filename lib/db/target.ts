@@ -1,0 +1,61 @@
+import path from "node:path";
+import type { Knex } from "knex";
+
+/** The database a site runs on, as CONTRACT §3 spells it or as a host hands it over. */
+export type DbOption = string | Knex.Config | Knex;
+
+export type Dialect = "sqlite" | "postgres" | "mysql";
+
+export class DbTargetError extends Error {}
+
+/**
+ * Turns a `<target>` string into a knex config. SQLite paths are resolved
+ * against the working directory so that the CLI and a host agree on the file.
+ */
+export function configFromTarget(target: string): Knex.Config {
+  const t = target.trim();
+  if (t === "") throw new DbTargetError("empty database target");
+  if (/^postgres(ql)?:\/\//i.test(t)) {
+    return { client: "pg", connection: t, pool: { min: 0, max: 10 } };
+  }
+  if (/^(mysql|mariadb):\/\//i.test(t)) {
+    // mysql2 only knows the mysql scheme; MariaDB speaks the same protocol.
+    const url = new URL(t.replace(/^mariadb:/i, "mysql:"));
+    return {
+      client: "mysql2",
+      connection: {
+        host: url.hostname,
+        port: url.port ? Number(url.port) : 3306,
+        user: decodeURIComponent(url.username),
+        password: decodeURIComponent(url.password),
+        database: decodeURIComponent(url.pathname.replace(/^\//, "")),
+        charset: "utf8mb4",
+        timezone: "Z",
+        // Dates travel as the strings we stored: no driver time-zone guessing.
+        dateStrings: true,
+        supportBigNumbers: true,
+      },
+      pool: { min: 0, max: 10 },
+    };
+  }
+  let file = t;
+  if (/^sqlite:/i.test(t)) file = t.slice("sqlite:".length).replace(/^\/\/(?=\/)/, "");
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(file)) throw new DbTargetError(`unsupported database target: ${target}`);
+  if (file === "") throw new DbTargetError("empty SQLite path");
+  const filename = file === ":memory:" ? ":memory:" : path.resolve(file);
+  return {
+    client: "sqlite3",
+    connection: { filename },
+    useNullAsDefault: true,
+    // One connection: an in-memory database exists once per connection, and
+    // SQLite serialises writers anyway.
+    pool: { min: 1, max: 1 },
+  };
+}
+
+export function dialectOf(knex: Knex): Dialect {
+  const client = String(knex.client.config.client ?? "");
+  if (client.includes("pg") || client.includes("postgres")) return "postgres";
+  if (client.includes("mysql")) return "mysql";
+  return "sqlite";
+}

@@ -1,0 +1,108 @@
+import type { Knex } from "knex";
+import type { Dialect } from "./db/target";
+import type { CurrentUser, RoleName } from "./users/types";
+import type { LoadedPost, Post, PostInput, PostPage, PostPatch, PostQuery, PostTypeConfig } from "./posts/types";
+import type { Term, TermInput, TermPage, TermPatch, TermQuery, TaxonomyConfig } from "./taxonomy/types";
+
+/**
+ * The posts-and-taxonomies engine as plugins, routes and host applications
+ * see it. Every operation runs on the engine's knex handle; `transaction`
+ * hands out an engine bound to one transaction, so a multi-step write
+ * (an event with a new venue and new terms) commits or rolls back whole.
+ */
+export interface EngineApi {
+  readonly knex: Knex;
+  readonly dialect: Dialect;
+
+  registerPostType(name: string, config: PostTypeConfig): void;
+  postType(name: string): PostTypeConfig | undefined;
+  registerTaxonomy(name: string, config: TaxonomyConfig): void;
+  taxonomy(name: string): TaxonomyConfig | undefined;
+  /** Creates core tables and the typed-field tables of registered post types; idempotent. */
+  migrate(): Promise<void>;
+  transaction<T>(work: (tx: EngineApi) => Promise<T>): Promise<T>;
+
+  readonly options: OptionsApi;
+  readonly users: UsersApi;
+  readonly posts: PostsApi;
+  readonly terms: TermsApi;
+}
+
+export interface OptionsApi {
+  get(name: string): Promise<string | undefined>;
+  set(name: string, value: string): Promise<void>;
+  /** Site time zone (IANA name, `UTC`, or `UTC+N`); default `UTC`. */
+  timezone(): Promise<string>;
+  defaultLanguage(): Promise<string>;
+  postsPerPage(): Promise<number>;
+}
+
+export interface UserRecord {
+  id: number;
+  login: string;
+  email: string;
+  displayName: string;
+  role: RoleName;
+  registered: string;
+}
+
+export interface AppPasswordRecord {
+  uuid: string;
+  name: string;
+  created: string;
+  lastUsed: string | null;
+}
+
+export interface UsersApi {
+  create(input: { login: string; role: RoleName; email?: string; displayName?: string; password?: string }): Promise<UserRecord>;
+  /** Creates the user or changes its role; used by `--user` and fixtures. */
+  ensure(input: { login: string; role: RoleName; email?: string; displayName?: string }): Promise<UserRecord>;
+  get(id: number): Promise<UserRecord | undefined>;
+  getMany(ids: number[]): Promise<Map<number, UserRecord>>;
+  byLogin(loginOrEmail: string): Promise<UserRecord | undefined>;
+  /** Adds an application password; `secret` given for development/tests, else generated. Returns the plain secret once. */
+  addAppPassword(userId: number, name: string, secret?: string): Promise<{ record: AppPasswordRecord; secret: string }>;
+  listAppPasswords(userId: number): Promise<AppPasswordRecord[]>;
+  /** Checks login (or e-mail) + application password. */
+  verifyAppPassword(login: string, secret: string, ip?: string): Promise<{ ok: true; user: CurrentUser } | { ok: false; reason: "invalid_username" | "invalid_email" | "incorrect_password" }>;
+  /** The CurrentUser (with capabilities for every registered post type/taxonomy) of a stored user. */
+  currentUser(record: UserRecord): CurrentUser;
+}
+
+export interface PostsApi {
+  create(input: PostInput, actor?: CurrentUser | null): Promise<LoadedPost>;
+  update(id: number, patch: PostPatch, actor?: CurrentUser | null): Promise<LoadedPost>;
+  get(id: number, withRel?: PostQuery["with"]): Promise<LoadedPost | undefined>;
+  /** Lowest id among posts of the type with that slug (any status but trash), preferring `language`. */
+  getBySlug(type: string, slug: string, opts?: { language?: string; withRel?: PostQuery["with"] }): Promise<LoadedPost | undefined>;
+  find(query: PostQuery): Promise<PostPage>;
+  count(query: PostQuery): Promise<number>;
+  /** Moves to the trash, remembering the status; slug gets `__trashed`. */
+  trash(id: number): Promise<LoadedPost>;
+  untrash(id: number): Promise<LoadedPost>;
+  /** Permanent delete with its meta, term relationships (counts fixed) and links. */
+  delete(id: number): Promise<void>;
+  getMeta(id: number): Promise<Record<string, string>>;
+  /** Ids that link to `toId` through `relation` (e.g. events using a venue). */
+  linkedFrom(relation: string, toIds: number[]): Promise<Map<number, number[]>>;
+  /** Removes every link to `toId` (a trashed venue leaves its events). */
+  unlinkAllTo(relation: string, toId: number): Promise<void>;
+  /** Whether a post is visible to the user as a single record (status + capability). */
+  canRead(post: Post, user: CurrentUser | null): boolean;
+}
+
+export interface TermsApi {
+  create(input: TermInput): Promise<Term>;
+  update(id: number, patch: TermPatch): Promise<Term>;
+  get(id: number): Promise<Term | undefined>;
+  getMany(ids: number[]): Promise<Map<number, Term>>;
+  bySlug(taxonomy: string, slug: string, language?: string): Promise<Term | undefined>;
+  byName(taxonomy: string, name: string, parent?: number, language?: string): Promise<Term | undefined>;
+  find(query: TermQuery): Promise<TermPage>;
+  /** Children move up to the deleted term's parent; relationships removed; counts fixed. */
+  delete(id: number): Promise<Term>;
+  /** Ancestors first → the term (for category URLs). */
+  ancestors(id: number): Promise<Term[]>;
+  /** Recomputes counts of the given terms from published posts. */
+  recount(termIds: number[]): Promise<void>;
+}

@@ -1,0 +1,176 @@
+import type { CurrentUser } from "../users/types";
+
+/** WordPress's core post statuses that calpress knows. */
+export type PostStatus = "publish" | "future" | "draft" | "pending" | "private" | "trash" | "auto-draft";
+export const POST_STATUSES: readonly PostStatus[] = ["publish", "future", "draft", "pending", "private", "trash", "auto-draft"];
+
+/** Statuses that may share a slug (WordPress leaves their post_name alone until publish). */
+export const SLUG_FREE_STATUSES: readonly PostStatus[] = ["draft", "pending", "auto-draft"];
+
+/**
+ * A typed field stored as a real column of the post type's own table
+ * (`fields_<type>`), so that it can be indexed, filtered and sorted on
+ * natively. Anything not declared here goes to post meta.
+ */
+export interface FieldDef {
+  type: "string" | "text" | "integer" | "number" | "boolean" | "datetime";
+  /** Maximum length for `string` (default 255). `datetime` is always `YYYY-MM-DD HH:MM:SS`. */
+  length?: number;
+  index?: boolean;
+  /** Stored when a create does not give the field; `null` when omitted. */
+  default?: FieldValue;
+}
+export type FieldValue = string | number | boolean | null;
+
+export interface PostTypeConfig {
+  labels?: { singular?: string; plural?: string };
+  /** Name visible in plain permalinks (`?post_type=calendar_events`); defaults to the registry name. */
+  publicName?: string;
+  /** Path segment of pretty public URLs: `<home>/<rewriteSlug>/<slug>/`. */
+  rewriteSlug?: string;
+  supports?: Array<"title" | "editor" | "excerpt" | "author" | "thumbnail" | "custom-fields" | "page-attributes">;
+  hierarchical?: boolean;
+  /**
+   * Base of the primitive capabilities, singular and plural: `["event", "events"]`
+   * gives `edit_events`, `edit_others_events`, `publish_events`, … as WordPress's
+   * `capability_type` + `map_meta_cap` do.
+   */
+  capabilityType?: [string, string];
+  /** Statuses a post of this type may take (default: all of POST_STATUSES but auto-draft). */
+  statuses?: PostStatus[];
+  /** Keep an empty slug while draft/pending when none was asked for (WordPress does for posts). */
+  emptySlugWhileDraft?: boolean;
+  fields?: Record<string, FieldDef>;
+  /** Fields searched (besides title, content, excerpt) by `search` in findPosts. */
+  searchFields?: string[];
+}
+
+export interface Post {
+  id: number;
+  type: string;
+  status: PostStatus;
+  slug: string;
+  title: string;
+  content: string;
+  excerpt: string;
+  author: number;
+  parent: number;
+  password: string;
+  menuOrder: number;
+  /** Publication date, site-time wall clock `YYYY-MM-DD HH:MM:SS`. */
+  dateLocal: string;
+  /** Publication date in UTC, or `0000-00-00 00:00:00` for a floating draft date. */
+  dateUtc: string;
+  modifiedLocal: string;
+  modifiedUtc: string;
+  language: string;
+  translationGroup: number | null;
+  previousStatus: PostStatus | null;
+  /** The post type's typed fields (every declared field present). */
+  fields: Record<string, FieldValue>;
+}
+
+/** A post with the relations a caller asked for, batch-loaded for a whole page. */
+export interface LoadedPost extends Post {
+  meta?: Record<string, string>;
+  /** Term ids per taxonomy, in assignment order. */
+  termIds?: Record<string, number[]>;
+  /** Linked post ids per relation, in link order. */
+  links?: Record<string, number[]>;
+}
+
+export interface PostInput {
+  type: string;
+  status?: PostStatus;
+  slug?: string;
+  title?: string;
+  content?: string;
+  excerpt?: string;
+  author?: number;
+  parent?: number;
+  password?: string;
+  menuOrder?: number;
+  /** Site-time wall clock; derived from dateUtc (or now) when absent. */
+  dateLocal?: string;
+  /** UTC wall clock; derived from dateLocal when absent. */
+  dateUtc?: string;
+  language?: string;
+  translationGroup?: number | null;
+  fields?: Record<string, FieldValue>;
+  meta?: Record<string, string | null>;
+  /** Replace the term set of each named taxonomy (ids, in order). */
+  terms?: Record<string, number[]>;
+  /** Replace the linked posts of each named relation (ids, in order). */
+  links?: Record<string, number[]>;
+}
+
+export type PostPatch = Partial<Omit<PostInput, "type">>;
+
+export type Comparison = "=" | "!=" | "<" | "<=" | ">" | ">=" | "in" | "not in" | "is null" | "not null";
+
+export interface FieldCondition {
+  /** A typed field of the post type, or a core column: id, status, author, parent, date_local, date_utc, slug, title. */
+  field: string;
+  op: Comparison;
+  value?: FieldValue | FieldValue[];
+}
+
+export interface TaxCondition {
+  taxonomy: string;
+  /** Term ids; an id matches its whole translation group when `translations` is set. */
+  terms: number[];
+  operator?: "IN" | "AND" | "NOT IN";
+  includeChildren?: boolean;
+}
+
+export interface LinkCondition {
+  relation: string;
+  /** Posts linked to any of these ids (direction from → to). */
+  to?: number[];
+  /** Posts that some post links to, through this relation, from these ids (reverse). */
+  from?: number[];
+  /** `true`: has at least one link; `false`: has none. */
+  exists?: boolean;
+}
+
+export interface Visibility {
+  user: CurrentUser | null;
+  /**
+   * `read`: what the user may read as single records (publish, plus private/
+   * drafts they may read). `list-edit`: WordPress REST list quirk — users who can
+   * edit the type see every non-trash status.
+   */
+  mode: "read" | "list-edit";
+}
+
+export interface PostQuery {
+  type: string | string[];
+  /** Explicit statuses (after the caller checked permission to ask for them). */
+  status?: PostStatus[];
+  /** Visibility as a query constraint, applied on top of `status`. */
+  visibility?: Visibility;
+  ids?: number[];
+  excludeIds?: number[];
+  author?: number[];
+  parent?: number[];
+  language?: string;
+  /** WordPress search: every word (a quoted phrase is one word) in title, content, excerpt or a search field. */
+  search?: string;
+  /** `all-words-one-field`: venue/organizer rule — one field must contain all words. */
+  searchMode?: "words-any-field" | "all-words-one-field";
+  where?: FieldCondition[];
+  tax?: TaxCondition[];
+  links?: LinkCondition[];
+  hasPassword?: boolean;
+  orderBy?: Array<{ field: string; dir: "asc" | "desc" }>;
+  page?: number;
+  perPage?: number;
+  /** Skip the count query when the caller does not need a total. */
+  noTotal?: boolean;
+  with?: { meta?: boolean; terms?: boolean | string[]; links?: boolean | string[] };
+}
+
+export interface PostPage {
+  posts: LoadedPost[];
+  total: number;
+}
