@@ -1,0 +1,129 @@
+import type { EngineApi } from "../engine-api";
+import type { PostTypeConfig } from "../posts/types";
+import type { TaxonomyConfig } from "../taxonomy/types";
+
+/**
+ * The calendar's content model, registered through the same public engine
+ * API a host application uses. Engine names are short; `publicName` is what
+ * the original exposes in plain permalinks (rest-conventions.md §0).
+ */
+export const EVENT = "event";
+export const VENUE = "venue";
+export const ORGANIZER = "organizer";
+export const ATTACHMENT = "attachment";
+export const CATEGORY = "calendar_events_cat";
+export const TAG = "post_tag";
+
+/** Link relations from an event to its venue(s) and organizers, in order. */
+export const VENUE_LINK = "venue";
+export const ORGANIZER_LINK = "organizer";
+
+export const postTypes: Record<string, PostTypeConfig> = {
+  [EVENT]: {
+    labels: { singular: "Event", plural: "Events" },
+    publicName: "calendar_events",
+    rewriteSlug: "event",
+    supports: ["title", "editor", "excerpt", "author", "thumbnail", "custom-fields"],
+    hierarchical: false,
+    capabilityType: ["event", "events"],
+    emptySlugWhileDraft: true,
+    fields: {
+      // Event-local wall clock: the reference compares list bounds against
+      // these (calendar-api.md §4.1), so they are indexed columns.
+      start_local: { type: "datetime", index: true },
+      end_local: { type: "datetime", index: true },
+      start_utc: { type: "datetime", index: true },
+      end_utc: { type: "datetime", index: true },
+      timezone: { type: "string", length: 64, default: "UTC" },
+      all_day: { type: "boolean", default: false },
+      featured: { type: "boolean", default: false, index: true },
+      sticky: { type: "boolean", default: false },
+      hide_from_listings: { type: "boolean", default: false, index: true },
+      // null = never stored, which the record shows as true / the page URL.
+      show_map: { type: "boolean", default: null },
+      show_map_link: { type: "boolean", default: null },
+      website: { type: "string", length: 2048, default: null },
+      /** JSON array of the cost strings as sent. */
+      cost: { type: "text", default: null },
+      image_id: { type: "integer", default: null },
+    },
+  },
+  [VENUE]: {
+    labels: { singular: "Venue", plural: "Venues" },
+    publicName: "calendar_venue",
+    rewriteSlug: "venue",
+    supports: ["title", "editor", "excerpt", "author", "thumbnail"],
+    capabilityType: ["venue", "venues"],
+    fields: {
+      address: { type: "string", default: null },
+      city: { type: "string", default: null },
+      country: { type: "string", default: null },
+      province: { type: "string", default: null },
+      state: { type: "string", default: null },
+      zip: { type: "string", length: 64, default: null },
+      phone: { type: "string", length: 64, default: null },
+      website: { type: "string", length: 2048, default: null },
+      stateprovince: { type: "string", default: null },
+      show_map: { type: "boolean", default: null },
+      show_map_link: { type: "boolean", default: null },
+      geo_lat: { type: "number", default: null, index: true },
+      geo_lng: { type: "number", default: null },
+      image_id: { type: "integer", default: null },
+    },
+    searchFields: ["address", "city", "province", "state", "stateprovince", "zip", "phone"],
+  },
+  [ORGANIZER]: {
+    labels: { singular: "Organizer", plural: "Organizers" },
+    publicName: "calendar_organizer",
+    rewriteSlug: "organizer",
+    supports: ["title", "editor", "excerpt", "author", "thumbnail"],
+    capabilityType: ["organizer", "organizers"],
+    fields: {
+      phone: { type: "string", length: 64, default: null },
+      website: { type: "string", length: 2048, default: null },
+      email: { type: "string", default: null },
+      image_id: { type: "integer", default: null },
+    },
+    searchFields: ["phone", "email", "website"],
+  },
+  [ATTACHMENT]: {
+    labels: { singular: "Media", plural: "Media" },
+    publicName: "attachment",
+    rewriteSlug: "attachment",
+    capabilityType: ["post", "posts"],
+    fields: {
+      url: { type: "string", length: 2048, default: "" },
+      mime_type: { type: "string", length: 100, default: "" },
+      width: { type: "integer", default: null },
+      height: { type: "integer", default: null },
+      filesize: { type: "integer", default: null },
+    },
+  },
+};
+
+export const taxonomies: Record<string, TaxonomyConfig> = {
+  [CATEGORY]: {
+    objectTypes: [EVENT],
+    hierarchical: true,
+    labels: { singular: "Event Category", plural: "Event Categories" },
+    rewriteSlug: "events/category",
+    // calendar-api.md §6.3: authors may manage event categories.
+    capabilities: { manage: "publish_events", edit: "publish_events", delete: "publish_events", assign: "edit_events" },
+  },
+  [TAG]: {
+    objectTypes: [EVENT],
+    hierarchical: false,
+    labels: { singular: "Tag", plural: "Tags" },
+    rewriteSlug: "tag",
+    capabilities: { manage: "manage_categories", edit: "manage_categories", delete: "manage_categories", assign: "edit_events" },
+  },
+};
+
+export function registerCalendarContent(engine: EngineApi): void {
+  for (const [name, config] of Object.entries(postTypes)) {
+    if (!engine.postType(name)) engine.registerPostType(name, config);
+  }
+  for (const [name, config] of Object.entries(taxonomies)) {
+    if (!engine.taxonomy(name)) engine.registerTaxonomy(name, config);
+  }
+}

@@ -1,0 +1,139 @@
+import { DateTime } from "luxon";
+import type { LoadedPost } from "../../posts/types";
+import { plainText } from "../../format/text";
+import { dateDetails, isoWithOffset, timezoneAbbr, zoneForLuxon } from "../../dates/format";
+import { CATEGORY, ORGANIZER_LINK, TAG, VENUE_LINK } from "../post-types";
+import { formatCost, normaliseCostInput } from "../cost";
+import type { Json, JsonObject, RecordContext } from "./context";
+import { globalIds, postHeader, renderedTexts, str } from "./common";
+import { imageRecord } from "./image";
+import { embeddedTermRecord } from "./term";
+import { venueJsonLd, venueRecord } from "./venue";
+import { organizerRecord } from "./organizer";
+import { hasContentAccess, isPublicPage } from "./access";
+import { maskProtected } from "./mask";
+import { postUrl } from "./urls";
+
+export function storedCost(raw: unknown): string[] {
+  if (typeof raw !== "string" || raw === "") return [];
+  try {
+    return normaliseCostInput(JSON.parse(raw));
+  } catch {
+    return normaliseCostInput(raw);
+  }
+}
+
+export function eventRecord(post: LoadedPost, ctx: RecordContext): JsonObject {
+  const f = post.fields;
+  const texts = renderedTexts(post);
+  const zone = str(f.timezone) || ctx.siteTimezone;
+  const startLocal = str(f.start_local);
+  const endLocal = str(f.end_local);
+  const startUtc = str(f.start_utc);
+  const endUtc = str(f.end_utc);
+  const cost = formatCost(storedCost(f.cost));
+  const url = postUrl(ctx.home, post);
+
+  const terms = (taxonomy: string): Json[] =>
+    (post.termIds?.[taxonomy] ?? [])
+      .map((id) => ctx.related.terms.get(id))
+      .filter((t) => t !== undefined)
+      .map((t) => embeddedTermRecord(t, ctx));
+
+  const linked = (relation: string): LoadedPost[] =>
+    (post.links?.[relation] ?? []).map((id) => ctx.related.posts.get(id)).filter((p): p is LoadedPost => p !== undefined);
+  // Embedded records never carry their own JSON-LD: the event's has them.
+  const embedCtx: RecordContext = { ...ctx, single: false };
+  const venues = linked(VENUE_LINK).map((v) => venueRecord(v, embedCtx));
+  const organizers = linked(ORGANIZER_LINK).map((o) => organizerRecord(o, embedCtx));
+
+  const record: JsonObject = {
+    id: post.id,
+    ...globalIds(post, ctx),
+    ...postHeader(post, ctx),
+    rest_url: `${ctx.ns}/events/${post.id}`,
+    title: texts.title,
+    description: texts.description,
+    excerpt: texts.excerpt,
+    slug: post.slug,
+    image: imageRecord(ctx.related.attachments.get(Number(f.image_id))),
+    all_day: f.all_day === true,
+    start_date: startLocal,
+    start_date_details: dateDetails(startLocal),
+    end_date: endLocal,
+    end_date_details: dateDetails(endLocal),
+    utc_start_date: startUtc,
+    utc_start_date_details: dateDetails(startUtc),
+    utc_end_date: endUtc,
+    utc_end_date_details: dateDetails(endUtc),
+    timezone: zone,
+    timezone_abbr: timezoneAbbr(zone, DateTime.fromSQL(startUtc, { zone: "UTC" })),
+    cost: cost.cost,
+    cost_details: { ...cost.details, values: cost.details.values },
+    website: f.website === null || f.website === undefined ? url : str(f.website),
+    show_map: f.show_map !== false,
+    show_map_link: f.show_map_link !== false,
+    hide_from_listings: f.hide_from_listings === true,
+    sticky: f.sticky === true,
+    featured: f.featured === true,
+    categories: terms(CATEGORY),
+    tags: terms(TAG),
+    venue: venues.length === 0 ? [] : venues.length === 1 ? venues[0] : venues,
+    organizer: organizers,
+    custom_fields: [],
+  };
+  if (ctx.single && isPublicPage(post)) record.json_ld = eventJsonLd(post, record, zone);
+  return hasContentAccess(post, ctx) ? record : maskProtected(record);
+}
+
+function eventJsonLd(post: LoadedPost, record: JsonObject, zone: string): JsonObject {
+  const excerpt = plainText(str(record.excerpt)) || firstWords(plainText(str(record.description)), 55);
+  const ld: JsonObject = {
+    "@context": "http://schema.org",
+    "@type": "Event",
+    name: plainText(str(record.title)),
+    description: excerpt,
+  };
+  const image = record.image;
+  if (image && typeof image === "object" && !Array.isArray(image) && typeof image.url === "string") ld.image = image.url;
+  ld.url = str(record.url);
+  ld.eventAttendanceMode = "https://schema.org/OfflineEventAttendanceMode";
+  ld.eventStatus = "https://schema.org/EventScheduled";
+  ld.startDate = isoWithOffset(str(record.start_date), zoneForLuxon(zone));
+  ld.endDate = isoWithOffset(str(record.end_date), zoneForLuxon(zone));
+  const venue = record.venue;
+  if (venue && !Array.isArray(venue) && typeof venue === "object") ld.location = venueJsonLd(venue);
+  const organizers = Array.isArray(record.organizer) ? record.organizer : [];
+  const people = organizers
+    .filter((o): o is JsonObject => !!o && typeof o === "object" && !Array.isArray(o))
+    .map((o) => {
+      const person: JsonObject = { "@type": "Person", name: plainText(str(o.organizer)) };
+      if (str(o.description) !== "") person.description = plainText(str(o.description));
+      if (str(o.website) !== "") person.url = str(o.website);
+      if (str(o.phone) !== "") person.telephone = str(o.phone);
+      if (str(o.email) !== "") person.email = str(o.email);
+      return person;
+    });
+  if (people.length === 1) ld.organizer = people[0];
+  else if (people.length > 1) ld.organizer = people;
+  ld.performer = "Organization";
+  const details = record.cost_details as JsonObject;
+  const values = Array.isArray(details.values) ? details.values : [];
+  if (values.length > 0) {
+    ld.offers = {
+      "@type": "Offer",
+      price: str(values[0]),
+      priceCurrency: str(details.currency_code) || "USD",
+      url: str(record.url),
+      category: "primary",
+      availability: "inStock",
+      validFrom: isoWithOffset(post.dateLocal, zoneForLuxon(zone)),
+    };
+  }
+  return ld;
+}
+
+function firstWords(text: string, n: number): string {
+  const words = text.split(/\s+/).filter(Boolean);
+  return words.length <= n ? words.join(" ") : `${words.slice(0, n).join(" ")}…`;
+}
