@@ -1,0 +1,79 @@
+import type { EngineApi } from "../../engine-api";
+import type { LoadedPost } from "../../posts/types";
+import type { CurrentUser } from "../../users/types";
+import { ATTACHMENT, ORGANIZER, ORGANIZER_LINK, VENUE, VENUE_LINK } from "../post-types";
+import { emptyRelated, Related } from "./context";
+
+/**
+ * Loads, in a fixed handful of queries whatever the page size, what the
+ * records of a page of events, venues or organizers embed: terms, linked
+ * venues/organizers the user may read, and featured images.
+ */
+export async function loadRelated(
+  engine: EngineApi,
+  posts: LoadedPost[],
+  user: CurrentUser | null,
+  language?: string,
+): Promise<Related> {
+  const related = emptyRelated();
+  if (posts.length === 0) return related;
+
+  const termIds = new Set<number>();
+  const linkIds = new Set<number>();
+  for (const p of posts) {
+    for (const ids of Object.values(p.termIds ?? {})) ids.forEach((id) => termIds.add(id));
+    for (const rel of [VENUE_LINK, ORGANIZER_LINK]) (p.links?.[rel] ?? []).forEach((id) => linkIds.add(id));
+  }
+
+  const [terms, linked] = await Promise.all([
+    termIds.size ? engine.terms.getMany([...termIds]) : Promise.resolve(new Map()),
+    linkIds.size
+      ? engine.posts.find({
+          type: [VENUE, ORGANIZER],
+          ids: [...linkIds],
+          visibility: { user, mode: "read" },
+          perPage: linkIds.size,
+          noTotal: true,
+        })
+      : Promise.resolve({ posts: [] as LoadedPost[], total: 0 }),
+  ]);
+  related.terms = terms;
+  for (const p of linked.posts) related.posts.set(p.id, p);
+  if (language) await substituteTranslations(engine, related, user, language);
+
+  const imageIds = new Set<number>();
+  for (const p of [...posts, ...related.posts.values()]) {
+    const id = Number(p.fields.image_id);
+    if (Number.isInteger(id) && id > 0) imageIds.add(id);
+  }
+  if (imageIds.size) {
+    const images = await engine.posts.find({ type: ATTACHMENT, ids: [...imageIds], perPage: imageIds.size, noTotal: true });
+    for (const a of images.posts) related.attachments.set(a.id, a);
+  }
+  return related;
+}
+
+/**
+ * languages.md §2.4: an embedded venue/organizer is shown in the request's
+ * language when a translation exists. The record keeps the linked id's slot,
+ * so link order is preserved.
+ */
+async function substituteTranslations(engine: EngineApi, related: Related, user: CurrentUser | null, language: string): Promise<void> {
+  const groups = new Map<number, number>();
+  for (const p of related.posts.values()) {
+    if (p.language !== language && p.translationGroup !== null) groups.set(p.translationGroup, p.id);
+  }
+  if (groups.size === 0) return;
+  const translations = await engine.posts.find({
+    type: [VENUE, ORGANIZER],
+    language,
+    where: [{ field: "translation_group", op: "in", value: [...groups.keys()] }],
+    visibility: { user, mode: "read" },
+    perPage: groups.size * 2,
+    noTotal: true,
+  });
+  for (const t of translations.posts) {
+    const originalId = t.translationGroup === null ? undefined : groups.get(t.translationGroup);
+    if (originalId !== undefined) related.posts.set(originalId, t);
+  }
+}

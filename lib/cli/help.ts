@@ -1,0 +1,31 @@
+export const HELP: Record<string, string> = {
+  main: `Usage: calpress <command> [options]
+
+Commands:
+  serve                 serve the REST API (and the demo site on first start)
+  migrate               create or update the database schema
+  fixture load <name>   load a fixture (a name under fixtures/ or a path)
+  fixture generate      write deterministic synthetic data for benchmarks
+  user add <login>      create a user (or change its role) and add an application password
+
+Run "calpress <command> --help" for the options of a command.`,
+  serve: `Usage: calpress serve [--port 8080] [--host 127.0.0.1] [--db <target>]
+                      [--fixture <name|path>] [--timezone <IANA zone>]
+                      [--rest-prefix /wp-json] [--user <login>:<password>:<role>]...
+
+  --port          port to listen on; 0 takes a free port (default 8080)
+  --host          address to bind (default 127.0.0.1)
+  --db            SQLite file, :memory:, sqlite:<path>, postgres://… or mysql://…
+                  (default ./data/calpress.sqlite; a new default database gets the demo)
+  --fixture       load this fixture into the (empty) database before serving
+  --timezone      site time zone option (default UTC, or the stored option)
+  --rest-prefix   path of the REST root (default /wp-json)
+  --user          make sure this user exists with this role and application password (repeatable)`,
+  migrate: `Usage: calpress migrate --db <target>`,
+  fixture: `Usage: calpress fixture load <name|path> --db <target>
+       calpress fixture generate --events N [--seed S] [--out <file> | --db <target>]`,
+  user: `Usage: calpress user add <login> --role <role> [--email <e>] [--app-password <pw>] --db <target>
+
+  roles: administrator, editor, author, contributor, subscriber
+  Without --app-password a random application password is generated and printed once.`,
+};

@@ -1,0 +1,261 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { AddressInfo } from "node:net";
+import express from "express";
+import { createSite, Site } from "../site";
+import { ROLE_NAMES, RoleName } from "../users/types";
+import { generateFixture, loadFixture, resolveFixture, writeFixture, FixtureProgress } from "../fixtures";
+import { integer, parse, Parsed, required, str, UsageError } from "./args";
+import { HELP } from "./help";
+
+export const DEFAULT_DB = "./data/calpress.sqlite";
+
+export interface CliIO {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+const defaultIO: CliIO = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+};
+
+/** Runs one command; resolves to the exit code (serve resolves once it has stopped). */
+export async function main(argv: string[], io: CliIO = defaultIO): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case "serve":
+        return await serve(rest, io);
+      case "migrate":
+        return await migrate(rest, io);
+      case "fixture":
+        return await fixture(rest, io);
+      case "user":
+        return await user(rest, io);
+      case undefined:
+      case "help":
+      case "--help":
+      case "-h":
+        io.out(HELP.main);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command: ${command}`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`calpress: ${err.message}`);
+      io.err(`Run "calpress ${command && HELP[command] ? `${command} ` : ""}--help" for usage.`);
+      return 2;
+    }
+    io.err(`calpress: ${(err as Error).message}`);
+    return 1;
+  }
+}
+
+function wantsHelp(p: Parsed, topic: string, io: CliIO): boolean {
+  if (p.values.help) io.out(HELP[topic]);
+  return p.values.help === true;
+}
+
+function parseRole(value: string): RoleName {
+  if (!(ROLE_NAMES as readonly string[]).includes(value)) {
+    throw new UsageError(`unknown role "${value}" (one of ${ROLE_NAMES.join(", ")})`);
+  }
+  return value as RoleName;
+}
+
+/** `login:password:role`; the password may itself contain colons. */
+function parseUserSpec(spec: string): { login: string; password: string; role: RoleName } {
+  const first = spec.indexOf(":");
+  const last = spec.lastIndexOf(":");
+  if (first <= 0 || last === first) throw new UsageError(`--user must be login:password:role, not "${spec}"`);
+  const password = spec.slice(first + 1, last);
+  if (password === "") throw new UsageError(`--user "${spec}" has an empty password`);
+  return { login: spec.slice(0, first), password, role: parseRole(spec.slice(last + 1)) };
+}
+
+function progressTo(io: CliIO): FixtureProgress {
+  return (line) => io.err(line);
+}
+
+async function serve(argv: string[], io: CliIO): Promise<number> {
+  const p = parse(
+    argv,
+    {
+      port: { type: "string" },
+      host: { type: "string" },
+      db: { type: "string" },
+      fixture: { type: "string" },
+      timezone: { type: "string" },
+      "rest-prefix": { type: "string" },
+      user: { type: "string", multiple: true },
+    },
+    0,
+  );
+  if (wantsHelp(p, "serve", io)) return 0;
+  const port = integer(p, "port", { min: 0, max: 65535 }) ?? 8080;
+  const host = str(p, "host") ?? "127.0.0.1";
+  const db = str(p, "db") ?? DEFAULT_DB;
+  const prefix = normalisePrefix(str(p, "rest-prefix") ?? "/wp-json");
+  const users = ((p.values.user as string[] | undefined) ?? []).map(parseUserSpec);
+  const fixtureName = str(p, "fixture");
+  const timezone = str(p, "timezone");
+
+  const isDefaultDb = str(p, "db") === undefined;
+  const freshDefault = isDefaultDb && !fs.existsSync(path.resolve(DEFAULT_DB));
+
+  const site = await createSite({ db, timezone });
+  try {
+    for (const u of users) {
+      const record = await site.engine.users.ensure({ login: u.login, role: u.role });
+      const existing = await site.engine.users.verifyAppPassword(u.login, u.password);
+      if (!existing.ok) await site.engine.users.addAppPassword(record.id, "cli", u.password);
+    }
+    const toLoad = fixtureName ?? (freshDefault ? "demo" : undefined);
+    if (toLoad) {
+      io.err(`Loading fixture ${toLoad}…`);
+      await loadFixture(site.engine, resolveFixture(toLoad), { progress: progressTo(io) });
+    }
+  } catch (err) {
+    await site.close();
+    throw err;
+  }
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.use(prefix, site.router);
+  app.use(site.rootMiddleware);
+  for (const [mount, router] of site.pages ?? []) app.use(mount, router);
+
+  const server = app.listen(port, host);
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  }).catch(async (err: Error) => {
+    await site.close();
+    throw err;
+  });
+  const actual = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(":") ? `[${host}]` : host;
+  const root = `http://${shownHost}:${actual}${prefix}/`;
+  io.out(`calpress listening on ${root}`);
+  if (toLoadWasDemo(fixtureName, freshDefault)) {
+    io.out(`Demo site loaded. Try:  curl ${root}calendar/events/v1/events`);
+    io.out(`Log in as the demo administrator:  curl -u admin:demo-admin-pass ${root}calendar/events/v1/events?status=draft`);
+  }
+
+  return await new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (): void => {
+      if (stopping) return;
+      stopping = true;
+      // Stop accepting, let in-flight requests finish, then close the database.
+      server.close(() => {
+        site.close().then(
+          () => resolve(0),
+          (err: Error) => {
+            io.err(`calpress: ${err.message}`);
+            resolve(1);
+          },
+        );
+      });
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), 10_000).unref();
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+}
+
+function toLoadWasDemo(fixtureName: string | undefined, freshDefault: boolean): boolean {
+  return fixtureName === "demo" || (fixtureName === undefined && freshDefault);
+}
+
+function normalisePrefix(prefix: string): string {
+  const trimmed = `/${prefix.replace(/^\/+|\/+$/g, "")}`;
+  if (!/^\/[A-Za-z0-9._~\-/]*$/.test(trimmed) || trimmed === "/") {
+    throw new UsageError(`--rest-prefix must be a path such as /wp-json, not "${prefix}"`);
+  }
+  return trimmed;
+}
+
+async function migrate(argv: string[], io: CliIO): Promise<number> {
+  const p = parse(argv, { db: { type: "string" } }, 0);
+  if (wantsHelp(p, "migrate", io)) return 0;
+  const site = await createSite({ db: required(p, "db") });
+  await site.close();
+  io.out("schema up to date");
+  return 0;
+}
+
+async function fixture(argv: string[], io: CliIO): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === "load") {
+    const p = parse(rest, { db: { type: "string" }, force: { type: "boolean" } }, 1);
+    if (wantsHelp(p, "fixture", io)) return 0;
+    const name = p.positionals[0];
+    if (!name) throw new UsageError("fixture load needs a fixture name or path");
+    const site = await createSite({ db: required(p, "db") });
+    try {
+      const counts = await loadFixture(site.engine, resolveFixture(name), { progress: progressTo(io), force: p.values.force === true });
+      io.out(`loaded ${name}: ${JSON.stringify(counts)}`);
+    } finally {
+      await site.close();
+    }
+    return 0;
+  }
+  if (sub === "generate") {
+    const p = parse(rest, { events: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, db: { type: "string" } }, 0);
+    if (wantsHelp(p, "fixture", io)) return 0;
+    const events = integer(p, "events", { min: 1, max: 10_000_000 });
+    if (events === undefined) throw new UsageError("--events is required");
+    const seed = integer(p, "seed", { min: 0, max: 2 ** 32 - 1 }) ?? 1;
+    const out = str(p, "out");
+    const db = str(p, "db");
+    if ((out === undefined) === (db === undefined)) throw new UsageError("give exactly one of --out <file> or --db <target>");
+    const data = generateFixture({ events, seed });
+    if (out !== undefined) {
+      writeFixture(out, data);
+      io.out(`wrote ${events} events to ${out}`);
+      return 0;
+    }
+    const site = await createSite({ db: db as string });
+    try {
+      const counts = await loadFixture(site.engine, data, { progress: progressTo(io) });
+      io.out(`loaded ${JSON.stringify(counts)}`);
+    } finally {
+      await site.close();
+    }
+    return 0;
+  }
+  if (sub === "--help" || sub === "-h") {
+    io.out(HELP.fixture);
+    return 0;
+  }
+  throw new UsageError(sub ? `unknown fixture command: ${sub}` : "fixture needs load or generate");
+}
+
+async function user(argv: string[], io: CliIO): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === "--help" || sub === "-h") {
+    io.out(HELP.user);
+    return 0;
+  }
+  if (sub !== "add") throw new UsageError(sub ? `unknown user command: ${sub}` : "user needs add");
+  const p = parse(rest, { role: { type: "string" }, email: { type: "string" }, "app-password": { type: "string" }, db: { type: "string" } }, 1);
+  if (wantsHelp(p, "user", io)) return 0;
+  const login = p.positionals[0];
+  if (!login) throw new UsageError("user add needs a login");
+  const role = parseRole(required(p, "role"));
+  const site = await createSite({ db: required(p, "db") });
+  try {
+    const record = await site.engine.users.ensure({ login, role, email: str(p, "email") });
+    const { secret } = await site.engine.users.addAppPassword(record.id, "cli", str(p, "app-password"));
+    io.out(`user ${record.login} (id ${record.id}, ${record.role})`);
+    if (str(p, "app-password") === undefined) io.out(`application password: ${secret}`);
+  } finally {
+    await site.close();
+  }
+  return 0;
+}
