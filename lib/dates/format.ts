@@ -1,0 +1,175 @@
+/**
+ * Date value formats of the calendar API (reference §1): MySQL-style wall
+ * clocks, `*_details` objects, zone abbreviations and ISO strings with offset.
+ */
+import { DateTime, IANAZone } from "luxon";
+import { offsetLabelMinutes, resolveZone, wallClockToInstant } from "./strtotime";
+
+const MYSQL = "yyyy-MM-dd HH:mm:ss";
+
+/** `YYYY-MM-DD HH:MM:SS` of `dt`'s wall clock (in its own zone). */
+export function toMysql(dt: DateTime): string {
+  return dt.toFormat(MYSQL);
+}
+
+interface WallClock {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+/** Lenient split of `YYYY-MM-DD[ HH:MM[:SS]]` (single digits allowed). */
+function splitWallClock(s: string): WallClock | null {
+  const m = /^(\d{1,4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2})(?::(\d{1,2}))?)?$/.exec(s.trim());
+  if (!m) return null;
+  return {
+    year: Number(m[1]),
+    month: Number(m[2]),
+    day: Number(m[3]),
+    hour: Number(m[4] ?? 0),
+    minute: Number(m[5] ?? 0),
+    second: Number(m[6] ?? 0),
+  };
+}
+
+function isRealDate(w: WallClock): boolean {
+  if (w.month < 1 || w.month > 12 || w.day < 1 || w.hour > 23 || w.minute > 59 || w.second > 59) return false;
+  return w.day <= DateTime.utc(w.year, w.month, 1).daysInMonth!;
+}
+
+/**
+ * The instant of a stored `YYYY-MM-DD HH:MM:SS` wall clock in `zone` (IANA
+ * name or offset label), or null when it is not a real date-time
+ * (`0000-00-00 00:00:00`, 30 February). Wall clocks skipped or repeated by a
+ * DST change resolve as PHP's `new DateTime($s, $zone)` does. Throws
+ * RangeError for an unknown zone.
+ */
+export function parseMysql(s: string, zone: string): DateTime | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(s.trim());
+  if (!m) return null;
+  const w = splitWallClock(s)!;
+  if (!isRealDate(w)) return null;
+  const dt = wallClockToInstant(w, resolveZone(zone));
+  return dt.isValid ? dt : null;
+}
+
+/**
+ * The `*_details` object of a wall clock: zero-padded strings, as the
+ * original returns them. Throws TypeError when `wallClock` is not a date.
+ */
+export function dateDetails(wallClock: string): {
+  year: string;
+  month: string;
+  day: string;
+  hour: string;
+  minutes: string;
+  seconds: string;
+} {
+  const w = splitWallClock(wallClock);
+  if (!w) throw new TypeError(`Not a YYYY-MM-DD HH:MM:SS value: ${wallClock}`);
+  const pad = (n: number, width = 2): string => String(n).padStart(width, "0");
+  return {
+    year: pad(w.year, 4),
+    month: pad(w.month),
+    day: pad(w.day),
+    hour: pad(w.hour),
+    minutes: pad(w.minute),
+    seconds: pad(w.second),
+  };
+}
+
+/**
+ * Luxon zone name for a stored time-zone setting: WordPress offset labels
+ * (`UTC+2`, `UTC-5:30`, `UTC+5.5`) become luxon fixed offsets (`UTC+2`,
+ * `UTC-5:30`, `UTC+5:30`; zero is `UTC`); anything else is returned trimmed,
+ * empty meaning UTC. Idempotent.
+ */
+export function zoneForLuxon(name: string): string {
+  const minutes = offsetLabelMinutes(name);
+  if (minutes === null) return name.trim() === "" ? "UTC" : name.trim();
+  if (minutes === 0) return "UTC";
+  const abs = Math.abs(minutes);
+  const mm = abs % 60;
+  return `UTC${minutes < 0 ? "-" : "+"}${Math.floor(abs / 60)}${mm ? `:${String(mm).padStart(2, "0")}` : ""}`;
+}
+
+/** IANA names (any case, links included), `UTC`, and WordPress `UTC±N` labels. */
+export function isValidTimeZone(name: string): boolean {
+  if (typeof name !== "string") return false;
+  if (offsetLabelMinutes(name) !== null || /^UTC$/i.test(name)) return true;
+  // Intl also takes bare offsets such as "+05:00"; PHP settings never do.
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return false;
+  return IANAZone.isValidZone(name);
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function shortZoneName(zone: string, locale: string, ms: number): string {
+  const key = `${locale}|${zone}`;
+  let f = formatters.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: "short" });
+    formatters.set(key, f);
+  }
+  return f.formatToParts(ms).find((p) => p.type === "timeZoneName")?.value ?? "";
+}
+
+/**
+ * English locales whose short names match the tz database's abbreviations for
+ * the zone's region (en-US alone knows no CET/BST/AEDT, and en-GB invents
+ * "GST" for Dubai where PHP prints "+04").
+ */
+function localesFor(zone: string): string[] {
+  const z = zone.toLowerCase();
+  if (z === "europe/dublin" || z === "eire") return ["en-IE"];
+  if (z.startsWith("europe/") || ["gb", "gb-eire", "wet", "cet", "met", "eet", "portugal"].includes(z)) return ["en-GB"];
+  if (z.startsWith("australia/")) return ["en-AU"];
+  if (z === "pacific/auckland" || z === "nz" || z === "antarctica/mcmurdo") return ["en-NZ"];
+  if (z.startsWith("canada/") || ["america/st_johns", "america/halifax", "america/glace_bay", "america/moncton", "america/goose_bay"].includes(z)) {
+    return ["en-CA", "en-US"];
+  }
+  if (z === "asia/kolkata" || z === "asia/calcutta") return ["en-IN"];
+  if (z === "asia/hong_kong" || z === "hongkong") return ["en-HK"];
+  if (z.startsWith("africa/")) return ["en-ZA"];
+  return ["en-US"];
+}
+
+/** tz-database style numeric abbreviation: `+03`, `-0330`. */
+function numericAbbr(offsetMinutes: number): string {
+  const abs = Math.abs(offsetMinutes);
+  const mm = abs % 60;
+  return `${offsetMinutes < 0 ? "-" : "+"}${String(Math.floor(abs / 60)).padStart(2, "0")}${mm ? String(mm).padStart(2, "0") : ""}`;
+}
+
+/**
+ * Zone abbreviation at instant `at`, like PHP's `T` format: `EST`/`EDT`,
+ * `CET`/`CEST`, `BST`, `AEDT`, `UTC`; zones without a letter abbreviation get
+ * the numeric form (`+03`). `zone` may be an IANA name or an offset label.
+ */
+export function timezoneAbbr(zone: string, at: DateTime): string {
+  const name = zoneForLuxon(zone);
+  const z = resolveZone(name);
+  const ms = at.toMillis();
+  const offset = z.offset(ms);
+  if (z.type !== "iana") return offset === 0 ? "UTC" : numericAbbr(offset);
+  if (/^(etc\/)?(utc|uct|universal|zulu)$/i.test(name)) return "UTC";
+  for (const locale of localesFor(name)) {
+    const short = shortZoneName(name, locale, ms);
+    if (/^[A-Z]{2,6}$/.test(short)) return short;
+  }
+  return numericAbbr(offset);
+}
+
+/**
+ * A stored wall clock in `zone` as ISO 8601 with offset, like PHP's `c`
+ * format: `2017-01-05T14:23:36-05:00`. Throws TypeError for a value that is
+ * not a date-time.
+ */
+export function isoWithOffset(wallClock: string, zone: string): string {
+  const w = splitWallClock(wallClock);
+  if (!w) throw new TypeError(`Not a YYYY-MM-DD HH:MM:SS value: ${wallClock}`);
+  return wallClockToInstant(w, resolveZone(zoneForLuxon(zone))).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ");
+}
