@@ -1,0 +1,92 @@
+import type { ArgSpec } from "../../routes/types";
+import type { RestRequest } from "../../routes/request";
+import type { EngineApi } from "../../engine-api";
+import { parseApiDate } from "../../dates/strtotime";
+import { zoneForLuxon } from "../../dates/format";
+import { LANGUAGES } from "./languages";
+
+export const NAMESPACE = "calendar/events/v1";
+/** calendar-api.md §3.2: larger values are clamped, not rejected. */
+export const MAX_PER_PAGE = 50;
+
+/** Added to every endpoint of the namespace (languages.md §1). */
+export const languageArg: ArgSpec = {
+  type: "string",
+  enum: [...LANGUAGES],
+  description: "Language code of the content.",
+};
+
+export function pageArgs(engine: EngineApi, what: string): Record<string, ArgSpec> {
+  return {
+    page: { type: "integer", minimum: 1, default: 1, description: "The archive page to return." },
+    per_page: {
+      type: "integer",
+      minimum: 1,
+      // The site option drives the default (observed in the original's tests).
+      default: async () => engine.options.postsPerPage(),
+      description: `The number of ${what} to return on each page (at most ${MAX_PER_PAGE}).`,
+    },
+  };
+}
+
+export function perPage(req: RestRequest): number {
+  return Math.min(Number(req.params.per_page), MAX_PER_PAGE);
+}
+
+/**
+ * List arguments of this namespace are not core-typed: a real array or a
+ * comma-separated string, items trimmed, numeric items as numbers
+ * (rest-conventions.md §4.3).
+ */
+export function parseList(value: unknown): Array<string | number> {
+  const raw: unknown[] = Array.isArray(value)
+    ? value
+    : typeof value === "string"
+      ? value.split(",")
+      : typeof value === "number"
+        ? [value]
+        : value && typeof value === "object"
+          ? Object.values(value)
+          : [];
+  const out: Array<string | number> = [];
+  for (const item of raw) {
+    if (typeof item === "number" && Number.isFinite(item)) out.push(item);
+    else if (typeof item === "string") {
+      const t = item.trim();
+      if (t === "") continue;
+      out.push(/^-?\d+$/.test(t) ? Number(t) : t);
+    }
+  }
+  return out;
+}
+
+/** A non-empty string (`""` → 400), as the original's validators want. */
+export function nonEmptyString(value: unknown): boolean {
+  return typeof value === "string" && value.trim() !== "";
+}
+
+export function isTruthyFlag(value: unknown): boolean {
+  if (typeof value === "boolean") return value;
+  if (typeof value === "number") return value !== 0;
+  return typeof value === "string" && ["true", "yes", "1", "on"].includes(value.trim().toLowerCase());
+}
+
+/** The effective language of a request (languages.md §2.2). */
+export async function requestLanguage(req: RestRequest, engine: EngineApi): Promise<string> {
+  const sent = req.params.i18n_language;
+  return typeof sent === "string" ? sent : engine.options.defaultLanguage();
+}
+
+/** A date argument: a Unix timestamp or anything PHP's strtotime reads, in the site zone. */
+export function dateArg(engine: EngineApi, description: string): ArgSpec {
+  return {
+    docType: "string",
+    description,
+    validate: async (value) => {
+      if (typeof value !== "string" && typeof value !== "number") return false;
+      if (typeof value === "string" && value.trim() === "") return false;
+      const zone = zoneForLuxon(await engine.options.timezone());
+      return parseApiDate(value, { zone }) !== null;
+    },
+  };
+}

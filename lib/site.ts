@@ -1,0 +1,133 @@
+import type { Request as ExpressRequest, RequestHandler, Router } from "express";
+import { createEngine, Engine } from "./engine";
+import type { DbOption } from "./db/target";
+import type { UserRecord } from "./engine-api";
+import type { CurrentUser } from "./users/types";
+import { RestError, RestServer } from "./routes";
+import type { RestLogger } from "./routes/types";
+import { registerCalendar } from "./calendar/plugin";
+import { isValidTimeZone } from "./dates/format";
+
+/** What a host's own `authenticate` may answer: a user it already resolved, or how to find one. */
+export type HostUser = CurrentUser | UserRecord | { id: number } | { login: string } | number | string | null;
+
+export interface SiteOptions {
+  /** SQLite path, `:memory:`, `sqlite:…`, `postgres://…`, `mysql://…`, a knex config or a knex instance. */
+  db: DbOption;
+  /** Sets the site time-zone option (IANA name, `UTC` or `UTC+N`); the stored value is kept when absent. */
+  timezone?: string;
+  /** Sets the site default content language option. */
+  defaultLanguage?: string;
+  /**
+   * The host's own login. Runs first; when it answers null, HTTP Basic with an
+   * application password is still tried, so API clients keep working.
+   */
+  authenticate?: (req: ExpressRequest) => Promise<HostUser> | HostUser;
+  /** Path the router is mounted at (default `/wp-json`): tells the site home from the REST root. */
+  restPrefix?: string;
+  /** Register the calendar plugin (default true). */
+  calendar?: boolean;
+  maxBodyBytes?: number;
+  logger?: RestLogger;
+}
+
+export interface Site {
+  /** The posts-and-taxonomies engine: register post types and taxonomies, run operations in-process. */
+  readonly engine: Engine;
+  /** The route table: register namespaces and routes of your own. */
+  readonly rest: RestServer;
+  /** Mount at the REST prefix: `app.use("/wp-json", site.router)`. */
+  readonly router: Router;
+  /** Mount at the site root to answer `/?rest_route=/…` as WordPress does. */
+  readonly rootMiddleware: RequestHandler;
+  /** Extra pages (mount path → router) the CLI serves beside the API; a host may skip them. */
+  readonly pages: Array<[string, Router]>;
+  /** Re-run migrations after registering post types with typed fields. */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function createSite(options: SiteOptions): Promise<Site> {
+  if (options.timezone !== undefined && !isValidTimeZone(options.timezone)) {
+    throw new Error(`unknown time zone: ${options.timezone}`);
+  }
+  const { engine, close } = await createEngine(options.db);
+  try {
+    const rest = new RestServer({
+      authenticate: (req) => authenticate(engine, options, req),
+      restPrefix: options.restPrefix,
+      maxBodyBytes: options.maxBodyBytes,
+      logger: options.logger,
+      siteInfo: async () => {
+        const timezone = await engine.options.timezone();
+        return {
+          name: (await engine.options.get("blogname")) ?? "calpress",
+          description: (await engine.options.get("blogdescription")) ?? "An events calendar",
+          timezone_string: timezone.startsWith("UTC") ? "" : timezone,
+        };
+      },
+    });
+    if (options.calendar !== false) registerCalendar({ engine, rest });
+    await engine.migrate();
+    if (options.timezone !== undefined) await engine.options.set("timezone", options.timezone);
+    if (options.defaultLanguage !== undefined) await engine.options.set("default_language", options.defaultLanguage);
+
+    let closed = false;
+    return {
+      engine,
+      rest,
+      router: rest.router(),
+      rootMiddleware: rest.restRouteMiddleware(),
+      pages: [],
+      migrate: () => engine.migrate(),
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        await close();
+      },
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+function basicCredentials(req: ExpressRequest): { login: string; password: string } | null {
+  const header = req.get("authorization");
+  const m = header ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
+  if (!m) return null;
+  const decoded = Buffer.from(m[1], "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon < 0) return null;
+  return { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+async function authenticate(engine: Engine, options: SiteOptions, req: ExpressRequest): Promise<CurrentUser | null | RestError> {
+  if (options.authenticate) {
+    const hostUser = await resolveHostUser(engine, await options.authenticate(req));
+    if (hostUser) return hostUser;
+  }
+  const creds = basicCredentials(req);
+  if (!creds) return null;
+  const result = await engine.users.verifyAppPassword(creds.login, creds.password, req.ip);
+  if (result.ok) return result.user;
+  // rest-conventions.md §8: wrong credentials fail every request with 401.
+  const messages = {
+    invalid_username: "Unknown username. Check again or try your email address.",
+    invalid_email: "Unknown email address. Check again or try your username.",
+    incorrect_password: "The provided password is an invalid application password.",
+  } as const;
+  return new RestError(result.reason, messages[result.reason], 401);
+}
+
+async function resolveHostUser(engine: Engine, user: HostUser): Promise<CurrentUser | null> {
+  if (user === null || user === undefined) return null;
+  if (typeof user === "object" && "can" in user) return user;
+  let record: UserRecord | undefined;
+  if (typeof user === "number") record = await engine.users.get(user);
+  else if (typeof user === "string") record = await engine.users.byLogin(user);
+  else if ("role" in user) record = user;
+  else if ("id" in user) record = await engine.users.get(user.id);
+  else record = await engine.users.byLogin(user.login);
+  return record ? engine.users.currentUser(record) : null;
+}
