@@ -121,6 +121,8 @@ export interface TaxCondition {
   terms: number[];
   operator?: "IN" | "AND" | "NOT IN";
   includeChildren?: boolean;
+  /** Each id also matches the other terms of its translation group (languages.md §2.4). */
+  translations?: boolean;
 }
 
 export interface LinkCondition {
@@ -131,6 +133,8 @@ export interface LinkCondition {
   from?: number[];
   /** `true`: has at least one link; `false`: has none. */
   exists?: boolean;
+  /** Each id in `to`/`from` also stands for the posts of its translation group (languages.md §2.4). */
+  translations?: boolean;
 }
 
 export interface Visibility {

@@ -19,6 +19,12 @@ export interface CapabilityObject {
   readonly type: string;
   readonly status: string;
   readonly author: number;
+  /**
+   * For a trashed post, the status it had before (WordPress's
+   * `_wp_trash_meta_status`): edit/delete of a trashed post is checked as that
+   * status. A `Post` carries it, so a post can be passed as is.
+   */
+  readonly previousStatus?: string | null;
 }
 
 export type RoleName = "administrator" | "editor" | "author" | "contributor" | "subscriber";

@@ -16,7 +16,7 @@ interface Run {
 
 /** Runs the CLI as users do: a separate process, its own stdout/stderr. */
 function runCli(args: string[], cwd = ROOT): Run {
-  const child = spawn(process.execPath, ["--require", "tsx/cjs", CLI, ...args], { cwd, env: { ...process.env } });
+  const child = spawn(process.execPath, ["--require", require.resolve("tsx/cjs"), CLI, ...args], { cwd, env: { ...process.env } });
   const run: Run = {
     child,
     stdout: [],
