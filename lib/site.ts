@@ -3,7 +3,7 @@ import { createEngine, Engine } from "./engine";
 import type { DbOption } from "./db/target";
 import type { UserRecord } from "./engine-api";
 import type { CurrentUser } from "./users/types";
-import { RestError, RestServer } from "./routes";
+import { basicCredentials, LoginLimiter, LoginLimiterOptions, RestError, RestServer } from "./routes";
 import type { RestLogger } from "./routes/types";
 import { registerCalendar } from "./calendar/plugin";
 import { isValidTimeZone } from "./dates/format";
@@ -29,6 +29,12 @@ export interface SiteOptions {
   calendar?: boolean;
   maxBodyBytes?: number;
   logger?: RestLogger;
+  /**
+   * Failed logins allowed per client address before 429 (default 20 a
+   * minute, sliding, so a real user is never locked out for long); `false`
+   * turns the limiter off (a host with its own rate limiting).
+   */
+  loginLimit?: LoginLimiterOptions | false;
 }
 
 export interface Site {
@@ -53,8 +59,12 @@ export async function createSite(options: SiteOptions): Promise<Site> {
   }
   const { engine, close } = await createEngine(options.db);
   try {
+    const authenticator = (req: ExpressRequest): Promise<CurrentUser | null | RestError> => authenticate(engine, options, req);
     const rest = new RestServer({
-      authenticate: (req) => authenticate(engine, options, req),
+      authenticate:
+        options.loginLimit === false
+          ? authenticator
+          : new LoginLimiter({ maxFailures: 20, windowMs: 60_000, ...(options.loginLimit ?? {}) }).wrap(authenticator),
       restPrefix: options.restPrefix,
       maxBodyBytes: options.maxBodyBytes,
       logger: options.logger,
@@ -90,16 +100,6 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     await close();
     throw err;
   }
-}
-
-function basicCredentials(req: ExpressRequest): { login: string; password: string } | null {
-  const header = req.get("authorization");
-  const m = header ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
-  if (!m) return null;
-  const decoded = Buffer.from(m[1], "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  if (colon < 0) return null;
-  return { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
 async function authenticate(engine: Engine, options: SiteOptions, req: ExpressRequest): Promise<CurrentUser | null | RestError> {
