@@ -1,0 +1,209 @@
+/**
+ * The HTTP side of the server: Express router and `?rest_route=` middleware,
+ * body reading and size limit, method override, the global parameters
+ * (`_fields`, `_envelope`, `_pretty`) and the headers every REST response
+ * carries (rest-conventions §6, §9).
+ */
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
+import { RestError, internalServerError } from "./errors";
+import { filterFields, parseFields } from "./fields";
+import { isPlainObject } from "./json";
+import { decodeBody, parseBracketString, rawQueryString, type BodySources, type ParamMap } from "./params";
+import { normalizeRoutePath } from "./patterns";
+import { dispatch, type Outcome } from "./pipeline";
+import type { RestServer } from "./server";
+import { restRouteUrls, restUrls, type RestUrls } from "./urls";
+
+/** Headers browsers may read cross-origin: WordPress's pagination trio plus calpress's count pair. */
+export const EXPOSED_HEADERS = "X-WP-Total, X-WP-TotalPages, Link, X-CAL-Total, X-CAL-TotalPages";
+export const ALLOWED_REQUEST_HEADERS = "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type";
+export const CORS_METHODS = "OPTIONS, GET, POST, PUT, PATCH, DELETE";
+/** WordPress `wp_get_nocache_headers()`. */
+export const NO_CACHE_HEADERS: Readonly<Record<string, string>> = {
+  Expires: "Wed, 11 Jan 1984 05:00:00 GMT",
+  "Cache-Control": "no-cache, must-revalidate, max-age=0, no-store, private",
+};
+
+type BodyReader = (req: Request, res: Response) => Promise<BodySources>;
+
+function errorStatus(err: unknown): number | undefined {
+  if (typeof err !== "object" || err === null) return undefined;
+  const status: unknown = (err as { status?: unknown }).status;
+  return typeof status === "number" ? status : undefined;
+}
+
+function bodyReadError(err: unknown, limit: number): RestError {
+  const status = errorStatus(err);
+  if (status === 413) return new RestError("rest_request_too_large", `The request body is larger than the limit of ${limit} bytes.`, 413);
+  if (status === 415) return new RestError("rest_unsupported_encoding", "The request body uses an unsupported content encoding.", 415);
+  return new RestError("rest_invalid_body", "The request body could not be read.", status !== undefined && status >= 400 && status < 500 ? status : 400);
+}
+
+/**
+ * Reads the raw body (any content type, size-limited, gzip/deflate handled)
+ * and splits it into JSON and form parameters. A body that a host middleware
+ * already decoded is used as it is.
+ */
+function bodyReader(limit: number): BodyReader {
+  const raw = express.raw({ type: () => true, limit });
+  return (req, res) =>
+    new Promise<BodySources>((resolve, reject) => {
+      const contentType = req.get("content-type");
+      const existing: unknown = req.body;
+      if (existing !== undefined && !Buffer.isBuffer(existing)) {
+        resolve(decodeBody(contentType, undefined, isPlainObject(existing) ? existing : {}));
+        return;
+      }
+      raw(req, res, (err?: unknown) => {
+        if (err) {
+          reject(bodyReadError(err, limit));
+          return;
+        }
+        const body: unknown = req.body;
+        resolve(decodeBody(contentType, Buffer.isBuffer(body) ? body : undefined));
+      });
+    });
+}
+
+function own(map: Readonly<ParamMap>, name: string): unknown {
+  return Object.prototype.hasOwnProperty.call(map, name) ? map[name] : undefined;
+}
+
+interface SendContext {
+  query: ParamMap;
+  urls: RestUrls;
+  realMethod: string;
+  method: string;
+  headerOverride: boolean;
+}
+
+/** Origins are echoed; anything that is not a plain header token is not. */
+function echoableOrigin(origin: string | undefined): string | undefined {
+  return origin !== undefined && /^[\x21-\x7e]+$/.test(origin) ? origin : undefined;
+}
+
+function serialize(server: RestServer, outcome: Outcome, ctx: SendContext): { status: number; headers: Record<string, string>; body: string } {
+  let status = outcome.status;
+  let data = outcome.data;
+  let headers = outcome.headers;
+  // `_fields` and `_pretty` may come from any parameter source; `_envelope` only from the query (WordPress reads `$_GET`).
+  const params: Readonly<ParamMap> = outcome.request?.params ?? ctx.query;
+  const pretty = own(params, "_pretty") !== undefined && own(params, "_pretty") !== null;
+  try {
+    if (status < 400) {
+      const fields = parseFields(own(params, "_fields"));
+      if (fields) data = filterFields(data, fields);
+    }
+    if (own(ctx.query, "_envelope") !== undefined) {
+      data = { body: data, status, headers };
+      status = 200;
+      headers = {};
+    }
+    return { status, headers, body: JSON.stringify(data, null, pretty ? 4 : undefined) ?? "null" };
+  } catch (err) {
+    server.settings.logger.error("REST response could not be encoded", err);
+    return { status: 500, headers: {}, body: JSON.stringify(internalServerError().toJSON()) };
+  }
+}
+
+function send(server: RestServer, req: Request, res: Response, outcome: Outcome, ctx: SendContext): void {
+  if (res.headersSent) return;
+  const { status, headers, body } = serialize(server, outcome, ctx);
+  res.status(status);
+  res.setHeader("Content-Type", "application/json; charset=UTF-8");
+  res.setHeader("X-Robots-Tag", "noindex");
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  res.setHeader("Access-Control-Expose-Headers", EXPOSED_HEADERS);
+  res.setHeader("Access-Control-Allow-Headers", ALLOWED_REQUEST_HEADERS);
+  // One Link header: API discovery first, then the route's own links (pagination next/prev).
+  const links = [`<${ctx.urls.root}>; rel="https://api.w.org/"`];
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === "link") links.push(value);
+    else res.setHeader(name, value);
+  }
+  res.setHeader("Link", links.join(", "));
+
+  // CORS as WordPress `rest_send_cors_headers()`.
+  const origin = echoableOrigin(req.get("origin"));
+  if (origin !== undefined) {
+    res.setHeader("Access-Control-Allow-Origin", origin);
+    res.setHeader("Access-Control-Allow-Methods", CORS_METHODS);
+    res.setHeader("Access-Control-Allow-Credentials", "true");
+    res.append("Vary", "Origin");
+  } else if (ctx.realMethod === "GET" && outcome.user === null) {
+    res.append("Vary", "Origin");
+  }
+
+  // Authenticated answers must not be cached; nor 4xx answers to a header
+  // method override, which an intermediary could otherwise cache for the
+  // plain URL (WordPress `serve_request()`).
+  if (outcome.user !== null || (ctx.headerOverride && status >= 400 && status < 500)) {
+    for (const [name, value] of Object.entries(NO_CACHE_HEADERS)) res.setHeader(name, value);
+    res.removeHeader("Last-Modified");
+  }
+
+  if (status === 204 || status === 304) {
+    // These statuses have no body by definition.
+    res.end();
+    return;
+  }
+  res.setHeader("Content-Length", Buffer.byteLength(body));
+  // HEAD runs like GET but sends no body (its Content-Length is the GET's).
+  if (ctx.realMethod === "HEAD" || ctx.method === "HEAD") res.end();
+  else res.end(body);
+}
+
+async function handleHttp(server: RestServer, req: Request, res: Response, readBody: BodyReader, rawPath: string, urls: RestUrls): Promise<void> {
+  const query = parseBracketString(rawQueryString(req.originalUrl || req.url));
+  const realMethod = req.method.toUpperCase();
+  let method = realMethod;
+  let headerOverride = false;
+  // WordPress: `?_method=` (query only) first, else the X-HTTP-Method-Override header.
+  const queryMethod = own(query, "_method");
+  const headerMethod = req.get("x-http-method-override");
+  if (typeof queryMethod === "string" && queryMethod !== "") {
+    method = queryMethod.toUpperCase();
+  } else if (headerMethod !== undefined && headerMethod.trim() !== "") {
+    method = headerMethod.trim().toUpperCase();
+    headerOverride = true;
+  }
+  const ctx: SendContext = { query, urls, realMethod, method, headerOverride };
+  let outcome: Outcome;
+  try {
+    const body = await readBody(req, res);
+    outcome = await dispatch(server, { http: req, method, path: normalizeRoutePath(rawPath), query, body, urls });
+  } catch (err) {
+    const error = err instanceof RestError ? err : internalServerError();
+    if (!(err instanceof RestError)) server.settings.logger.error("REST request failed", err);
+    outcome = { status: error.httpStatus, data: error.toJSON(), headers: { ...error.headers }, user: null };
+  }
+  send(server, req, res, outcome, ctx);
+}
+
+export function createRestRouter(server: RestServer): Router {
+  const router = express.Router();
+  const readBody = bodyReader(server.settings.maxBodyBytes);
+  router.use((req: Request, res: Response) =>
+    handleHttp(server, req, res, readBody, req.path, restUrls(req, { restPrefix: server.settings.restPrefix })),
+  );
+  return router;
+}
+
+/**
+ * `/?rest_route=/ns/route` (the value may be URL-encoded; other query
+ * parameters combine with it). Only the site root (`/` or `/index.php`
+ * relative to where the middleware is mounted) is answered, so the host's
+ * other pages keep their own query parameters.
+ */
+export function createRestRouteMiddleware(server: RestServer): RequestHandler {
+  const readBody = bodyReader(server.settings.maxBodyBytes);
+  return (req: Request, res: Response, next: NextFunction) => {
+    const route = own(parseBracketString(rawQueryString(req.url)), "rest_route");
+    const atRoot = req.path === "/" || req.path.toLowerCase() === "/index.php";
+    if (typeof route !== "string" || !atRoot) {
+      next();
+      return;
+    }
+    void handleHttp(server, req, res, readBody, route === "" ? "/" : route, restRouteUrls(req, { restPrefix: server.settings.restPrefix }));
+  };
+}

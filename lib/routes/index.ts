@@ -1,0 +1,32 @@
+/**
+ * The generic REST layer: a WordPress-style route table, request pipeline,
+ * index routes, pagination, OpenAPI generation and auth helpers. Namespace
+ * agnostic: the calendar plugin and host apps register on it alike.
+ */
+export * from "./types";
+export { RestError, isRestError, internalServerError, type ErrorData, type ErrorEnvelope, type ErrorItem } from "./errors";
+export { RestResponse, isRestResponse } from "./response";
+export type { RestRequest, RequestSources } from "./request";
+export { RestServer, type CompiledEndpoint, type RouteEntry, type RouteKind, type RouteMatch, type ServerSettings } from "./server";
+export type { ParamSource, ParamMap } from "./params";
+export { BRACKET_PARSE_OPTIONS } from "./params";
+export { paginate, type PaginateOptions, type Pagination } from "./pagination";
+export { buildUrl, makeRestUrls, restUrls, restRouteUrls, DEFAULT_REST_PREFIX, type QueryArgs, type QueryValue, type QueryScalar, type RestUrls } from "./urls";
+export {
+  buildOpenApi,
+  argDocSchema,
+  type OpenApiDocument,
+  type OpenApiInfo,
+  type OpenApiOperation,
+  type OpenApiOptions,
+  type OpenApiParameter,
+  type OpenApiPathItem,
+  type OpenApiResponse,
+  type OpenApiValueSchema,
+} from "./openapi";
+export { basicCredentials, LoginLimiter, type BasicCredentials, type LoginLimiterOptions } from "./auth";
+export { describeRoute, describeRoutes, type ArgDescription, type EndpointDescription, type RouteDescription } from "./describe";
+export type { SiteIndex, NamespaceIndex } from "./index-routes";
+export { EXPOSED_HEADERS, ALLOWED_REQUEST_HEADERS, NO_CACHE_HEADERS } from "./http";
+export { isWpBoolean, isWpInteger, isNumeric, wpParseList, englishList } from "./coerce";
+export type { JsonValue, JsonObject, JsonPrimitive } from "./json";

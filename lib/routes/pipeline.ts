@@ -1,0 +1,162 @@
+/**
+ * The request pipeline, one fixed order for every request
+ * (rest-conventions §3): authenticate → match route and method → merged
+ * params and defaults → required → validate callbacks → types and sanitize →
+ * permission → handler. The HTTP concerns around it (body reading, method
+ * override, global parameters, headers) are in `http.ts`.
+ */
+import type { Request as ExpressRequest } from "express";
+import type { CurrentUser } from "../users/types";
+import { describeRoute } from "./describe";
+import { RestError, internalServerError, isRestError } from "./errors";
+import type { BodySources, ParamMap } from "./params";
+import { ServerRequest } from "./request";
+import { isRestResponse } from "./response";
+import type { CompiledEndpoint, RestServer, RouteEntry } from "./server";
+import type { RestUrls } from "./urls";
+import { validateRequest } from "./validate-params";
+
+export interface DispatchInput {
+  readonly http: ExpressRequest;
+  /** Effective method, upper case. */
+  readonly method: string;
+  /** Normalised route path (`normalizeRoutePath`). */
+  readonly path: string;
+  readonly query: ParamMap;
+  readonly body: BodySources;
+  readonly urls: RestUrls;
+}
+
+/** The result of dispatching, before the global parameters and headers of `http.ts`. */
+export interface Outcome {
+  status: number;
+  data: unknown;
+  /** Headers set by the route: Allow, pagination, error headers. */
+  headers: Record<string, string>;
+  user: CurrentUser | null;
+  /** The request, once a route matched (for `_fields`/`_pretty` from any parameter source). */
+  request?: ServerRequest;
+}
+
+function errorOutcome(error: RestError, user: CurrentUser | null, request?: ServerRequest): Outcome {
+  return { status: error.httpStatus, data: error.toJSON(), headers: { ...error.headers }, user, request };
+}
+
+function noRoute(): RestError {
+  return new RestError("rest_no_route", "No route was found matching the URL and request method.", 404);
+}
+
+/** `rest_forbidden`: 401 for an anonymous request, 403 for a logged-in user (`rest_authorization_required_code()`). */
+export function forbidden(user: CurrentUser | null): RestError {
+  return new RestError("rest_forbidden", "Sorry, you are not allowed to do that.", user ? 403 : 401);
+}
+
+async function checkPermission(endpoint: CompiledEndpoint, req: ServerRequest): Promise<true | RestError> {
+  const permission = endpoint.spec.permission;
+  if (permission === "public") return true;
+  const result = await permission(req);
+  if (result === true) return true;
+  return isRestError(result) ? result : forbidden(req.user);
+}
+
+type PermissionCache = Map<CompiledEndpoint, boolean>;
+
+/**
+ * The `Allow` header: the route's methods whose permission passes for this
+ * user and request, in declaration order (WordPress `rest_send_allow_header()`
+ * runs every endpoint's permission callback the same way).
+ */
+async function allowedMethods(server: RestServer, route: RouteEntry, req: ServerRequest, cache: PermissionCache): Promise<string[]> {
+  const allowed = new Map<string, boolean>();
+  for (const endpoint of route.endpoints) {
+    let ok = cache.get(endpoint);
+    if (ok === undefined) {
+      try {
+        ok = (await checkPermission(endpoint, req)) === true;
+      } catch (err) {
+        server.settings.logger.error(`REST permission check failed for ${req.method} ${req.path}`, err);
+        ok = false;
+      }
+      cache.set(endpoint, ok);
+    }
+    for (const method of endpoint.methods) allowed.set(method, ok);
+  }
+  return [...allowed].filter(([, ok]) => ok).map(([method]) => method);
+}
+
+function handlerOutcome(result: unknown, req: ServerRequest): Outcome {
+  if (isRestError(result)) return errorOutcome(result, req.user, req);
+  if (isRestResponse(result)) return { status: result.status, data: result.data, headers: { ...result.headers }, user: req.user, request: req };
+  return { status: 200, data: result, headers: {}, user: req.user, request: req };
+}
+
+async function runEndpoint(req: ServerRequest, endpoint: CompiledEndpoint, cache: PermissionCache): Promise<Outcome> {
+  await req.applyDefaults(endpoint.args);
+  const invalid = await validateRequest(req, endpoint);
+  if (invalid) return errorOutcome(invalid, req.user, req);
+  const permission = await checkPermission(endpoint, req);
+  cache.set(endpoint, permission === true);
+  if (permission !== true) return errorOutcome(permission, req.user, req);
+  const result: unknown = await endpoint.spec.handler(req);
+  return handlerOutcome(result, req);
+}
+
+function newRequest(input: DispatchInput, user: CurrentUser | null, route: RouteEntry | undefined, pathParams: ParamMap): ServerRequest {
+  return new ServerRequest({
+    http: input.http,
+    method: input.method,
+    path: input.path,
+    route: route ? route.pattern.source : "",
+    user,
+    urls: input.urls,
+    query: input.query,
+    body: input.body,
+    pathParams,
+  });
+}
+
+/** Runs one request through the pipeline. Never throws: unexpected exceptions are logged and answered 500. */
+export async function dispatch(server: RestServer, input: DispatchInput): Promise<Outcome> {
+  let user: CurrentUser | null = null;
+  let request: ServerRequest | undefined;
+  try {
+    const auth = await server.settings.authenticate(input.http);
+    // Bad credentials fail every request, before routing (even public reads and unknown routes).
+    if (isRestError(auth)) return errorOutcome(auth, null);
+    user = auth;
+
+    const match = server.match(input.path, input.method);
+    const cache: PermissionCache = new Map();
+    if (input.method === "OPTIONS") {
+      // WordPress `rest_handle_options_request()`: describe the route, run no handler and let no permission refuse.
+      if (!match.route) return { status: 200, data: [], headers: {}, user };
+      request = newRequest(input, user, match.route, match.pathParams);
+      const outcome: Outcome = { status: 200, data: await describeRoute(match.route, request), headers: {}, user, request };
+      const allow = await allowedMethods(server, match.route, request, cache);
+      if (allow.length > 0) outcome.headers.Allow = allow.join(", ");
+      return outcome;
+    }
+    if (!match.route) return errorOutcome(noRoute(), user);
+
+    request = newRequest(input, user, match.route, match.pathParams);
+    let outcome: Outcome;
+    try {
+      outcome = match.endpoint ? await runEndpoint(request, match.endpoint, cache) : errorOutcome(noRoute(), user, request);
+    } catch (err) {
+      // Caught here rather than below so that a failed handler's answer still carries `Allow`.
+      outcome = failure(server, input, err, user, request);
+    }
+    const allow = await allowedMethods(server, match.route, request, cache);
+    if (allow.length > 0) outcome.headers.Allow = allow.join(", ");
+    return outcome;
+  } catch (err) {
+    return failure(server, input, err, user, request);
+  }
+}
+
+/** A thrown RestError is an answer; anything else is logged and answered with the generic 500. */
+function failure(server: RestServer, input: DispatchInput, err: unknown, user: CurrentUser | null, request?: ServerRequest): Outcome {
+  if (isRestError(err)) return errorOutcome(err, user, request);
+  server.settings.logger.error(`REST request ${input.method} ${input.path} failed`, err);
+  return errorOutcome(internalServerError(), user, request);
+}

@@ -1,0 +1,149 @@
+/**
+ * The request as permission checks, validators, defaults and handlers see it:
+ * one merged parameter set plus a record of where each value came from.
+ */
+import type { Request as ExpressRequest } from "express";
+import type { CurrentUser } from "../users/types";
+import type { RestError } from "./errors";
+import { isAbsent } from "./json";
+import { BODY_METHODS, PARAM_SOURCES, type BodySources, type ParamMap, type ParamSource } from "./params";
+import type { ArgSpec } from "./types";
+import type { RestUrls } from "./urls";
+
+export interface RequestSources {
+  /** Decoded JSON body members (any method). */
+  readonly json: Readonly<ParamMap>;
+  /** Form body members; empty unless the method is POST, PUT, PATCH or DELETE. */
+  readonly body: Readonly<ParamMap>;
+  readonly query: Readonly<ParamMap>;
+  /** Named groups of the matched route pattern. */
+  readonly path: Readonly<ParamMap>;
+  /** Defaults applied to this request (arguments not sent). */
+  readonly defaults: Readonly<ParamMap>;
+}
+
+export interface RestRequest<P extends object = Record<string, unknown>> {
+  /** The effective method, upper case, after `_method` / `X-HTTP-Method-Override` (HEAD stays HEAD). */
+  readonly method: string;
+  /** The requested route path, decoded, without trailing slash (`/test/v1/items/5`). */
+  readonly path: string;
+  /** The matched route pattern (`/test/v1/items/(?P<id>\d+)`), `""` when none matched. */
+  readonly route: string;
+  /**
+   * All parameters, merged by precedence (JSON body > form body > query >
+   * path > defaults). Declared args hold their validated, converted value;
+   * undeclared ones are there too, raw.
+   */
+  readonly params: Readonly<P> & Readonly<Record<string, unknown>>;
+  readonly sources: RequestSources;
+  readonly user: CurrentUser | null;
+  readonly urls: RestUrls;
+  /** The underlying Express request (headers, ip…). */
+  readonly http: ExpressRequest;
+  param(name: string): unknown;
+  /** The source the effective value came from; `undefined` when not sent (defaults do not count). */
+  sentIn(name: string): ParamSource | undefined;
+  /** True when the parameter was explicitly sent (in any source, non-null). */
+  isSent(name: string): boolean;
+  sentInQuery(name: string): boolean;
+  /** JSON or form body. */
+  sentInBody(name: string): boolean;
+  header(name: string): string | undefined;
+}
+
+function own(map: Readonly<ParamMap>, name: string): unknown {
+  return Object.prototype.hasOwnProperty.call(map, name) ? map[name] : undefined;
+}
+
+export interface RequestInit {
+  http: ExpressRequest;
+  method: string;
+  path: string;
+  route: string;
+  user: CurrentUser | null;
+  urls: RestUrls;
+  query: ParamMap;
+  body: BodySources;
+  pathParams: ParamMap;
+}
+
+/** The server's implementation of RestRequest; the pipeline also writes validated values into it. */
+export class ServerRequest implements RestRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly route: string;
+  readonly user: CurrentUser | null;
+  readonly urls: RestUrls;
+  readonly http: ExpressRequest;
+  readonly sources: RequestSources & { defaults: ParamMap };
+  readonly params: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  /** A JSON body that did not parse: reported once the route is known (WordPress `has_valid_params()`). */
+  readonly jsonError: RestError | undefined;
+
+  constructor(init: RequestInit) {
+    this.http = init.http;
+    this.method = init.method;
+    this.path = init.path;
+    this.route = init.route;
+    this.user = init.user;
+    this.urls = init.urls;
+    this.jsonError = init.body.jsonError;
+    this.sources = {
+      json: init.body.json,
+      body: BODY_METHODS.has(init.method) ? init.body.form : {},
+      query: init.query,
+      path: init.pathParams,
+      defaults: {},
+    };
+    // Lowest priority first, so higher sources overwrite. `null` is "not sent"
+    // (WordPress reads with isset()), so it never hides a lower source.
+    for (const source of [...PARAM_SOURCES].reverse()) {
+      for (const [name, value] of Object.entries(this.sources[source])) {
+        if (!isAbsent(value)) this.params[name] = value;
+      }
+    }
+  }
+
+  /**
+   * Fills in declared defaults for arguments not sent. A `null` default is
+   * shown in the index but never applied (WordPress only applies `isset()`
+   * defaults).
+   */
+  async applyDefaults(args: readonly (readonly [string, ArgSpec])[]): Promise<void> {
+    for (const [name, spec] of args) {
+      if (spec.default === undefined || !isAbsent(own(this.params, name))) continue;
+      const value = typeof spec.default === "function" ? await spec.default(this) : spec.default;
+      if (isAbsent(value)) continue;
+      this.sources.defaults[name] = value;
+      this.params[name] = value;
+    }
+  }
+
+  setParam(name: string, value: unknown): void {
+    this.params[name] = value;
+  }
+
+  param(name: string): unknown {
+    return own(this.params, name);
+  }
+
+  sentIn(name: string): ParamSource | undefined {
+    return PARAM_SOURCES.find((source) => !isAbsent(own(this.sources[source], name)));
+  }
+
+  isSent(name: string): boolean {
+    return this.sentIn(name) !== undefined;
+  }
+
+  sentInQuery(name: string): boolean {
+    return !isAbsent(own(this.sources.query, name));
+  }
+
+  sentInBody(name: string): boolean {
+    return !isAbsent(own(this.sources.json, name)) || !isAbsent(own(this.sources.body, name));
+  }
+
+  header(name: string): string | undefined {
+    return this.http.get(name);
+  }
+}

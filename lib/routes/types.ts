@@ -1,0 +1,201 @@
+/**
+ * The vocabulary of a route table: methods, argument specs, endpoints, server
+ * options. Everything a plugin author writes when registering routes is typed
+ * here; the modules next to this one give it behaviour.
+ */
+import type { Request as ExpressRequest } from "express";
+import type { CurrentUser } from "../users/types";
+import type { RestError } from "./errors";
+import type { JsonObject, JsonValue } from "./json";
+import type { RestRequest } from "./request";
+
+// ---------------------------------------------------------------- methods
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD";
+export const HTTP_METHODS: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"];
+
+/** WordPress's `WP_REST_Server::READABLE` etc., as lists. */
+export const READABLE: readonly HttpMethod[] = ["GET"];
+export const CREATABLE: readonly HttpMethod[] = ["POST"];
+/** Update endpoints answer POST, PUT and PATCH identically. */
+export const EDITABLE: readonly HttpMethod[] = ["POST", "PUT", "PATCH"];
+export const DELETABLE: readonly HttpMethod[] = ["DELETE"];
+export const ALLMETHODS: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+// ---------------------------------------------------------------- argument specs
+
+export type ArgType = "string" | "integer" | "number" | "boolean" | "array" | "object" | "null";
+
+/**
+ * The JSON-schema subset WordPress understands for a value (draft 4 with
+ * WordPress's own habits: `exclusiveMinimum` is a boolean next to `minimum`,
+ * and a property can say `required: true` itself).
+ */
+export interface ValueSchema {
+  readonly type?: ArgType | readonly ArgType[];
+  readonly title?: string;
+  readonly description?: string;
+  readonly default?: JsonValue;
+  readonly enum?: readonly JsonValue[];
+  /**
+   * Validated formats are WordPress's: `date-time`, `email`, `ip`, `uuid`,
+   * `hex-color`. Any other format (`uri`, `text-field`…) is documentation only,
+   * as in WordPress.
+   */
+  readonly format?: string;
+  readonly items?: ValueSchema;
+  readonly properties?: Readonly<Record<string, ValueSchema>>;
+  readonly additionalProperties?: boolean | ValueSchema;
+  /** On a property schema: `true` = the property must be present. On an object schema: the list of required names. */
+  readonly required?: boolean | readonly string[];
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly exclusiveMinimum?: boolean;
+  readonly exclusiveMaximum?: boolean;
+  readonly multipleOf?: number;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly pattern?: string;
+  readonly minItems?: number;
+  readonly maxItems?: number;
+  readonly uniqueItems?: boolean;
+  readonly minProperties?: number;
+  readonly maxProperties?: number;
+}
+
+/** A documentation-only type: shown by the OpenAPI generator, never validated, absent from the index. */
+export interface DocSchema {
+  readonly type: ArgType;
+  readonly items?: DocSchema;
+  readonly format?: string;
+  readonly enum?: readonly JsonValue[];
+}
+
+/** What a `validate` callback answers: `true` ok, `false` → "Invalid parameter.", a message, or an error. */
+export type ValidateResult = boolean | string | RestError;
+
+/** A per-request default: computed for each request (and for each index request, which shows the value). */
+export type DefaultFunction = (req: RestRequest) => JsonValue | undefined | Promise<JsonValue | undefined>;
+
+/** Where an argument travels; used by the OpenAPI generator only. */
+export type ArgLocation = "path" | "query" | "body";
+
+/**
+ * One declared request argument (WordPress `register_rest_route` `args` entry).
+ *
+ * Processing, in the server's fixed order: `required` → `validate` → type
+ * coercion and schema checks (only when `type` is set and `sanitize` is not,
+ * as in WordPress, where a custom `sanitize_callback` replaces
+ * `rest_parse_request_arg`) → `sanitize`. Each step sees only values that were
+ * sent or defaulted; `null` counts as not sent.
+ */
+export interface ArgSpec extends Omit<ValueSchema, "required" | "default"> {
+  /** Missing (and no default) → `rest_missing_callback_param`. */
+  readonly required?: boolean;
+  /** A value (shown in the index, `null` included, but `null` is never applied) or a per-request function. */
+  readonly default?: JsonValue | DefaultFunction;
+  /** Receives the raw value. Runs before type checks; may be async (e.g. "does this term exist"). */
+  readonly validate?: (value: unknown, req: RestRequest, name: string) => ValidateResult | Promise<ValidateResult>;
+  /**
+   * Receives the raw value (the type rules are then not applied, as in
+   * WordPress) and returns the value the handler sees, or a RestError.
+   */
+  readonly sanitize?: (value: unknown, req: RestRequest, name: string) => unknown;
+  /** Documentation-only type, so the argument appears "untyped" in the index but typed in OpenAPI. */
+  readonly docType?: ArgType | DocSchema;
+  /** Documentation only (OpenAPI `in`). Default: path for placeholders, body for POST, else query. */
+  readonly location?: ArgLocation;
+}
+
+export type ArgsMap = Readonly<Record<string, ArgSpec>>;
+
+// ---------------------------------------------------------------- endpoints
+
+export type PermissionResult = boolean | RestError;
+export type PermissionCheck = (req: RestRequest) => PermissionResult | Promise<PermissionResult>;
+
+/** How a response is documented in OpenAPI. */
+export interface ResponseDoc {
+  readonly description: string;
+  /**
+   * `"Event"` → `$ref` to `#/components/schemas/Event`; `"Event[]"` → an array
+   * of it; or any OpenAPI schema object.
+   */
+  readonly schema?: string | JsonObject;
+}
+/** Keyed by status (`"200"`, `"201"`, `"404"`). */
+export type ResponsesDoc = Readonly<Record<string, ResponseDoc>>;
+
+/**
+ * One endpoint of a route. `permission` is mandatory: `'public'` must be
+ * written, never implied.
+ *
+ * The handler returns the response data (sent with 200), a `RestResponse`
+ * (status, headers, data), or a `RestError` (it may also throw one). Any
+ * other exception is answered as a generic 500 and logged.
+ *
+ * `P` types `req.params` for the handler; declare it when the args make the
+ * shape certain (e.g. `RestEndpoint<{ id: number }>`).
+ */
+export interface RestEndpoint<P extends object = Record<string, unknown>> {
+  readonly methods: HttpMethod | readonly HttpMethod[];
+  readonly args?: ArgsMap;
+  readonly permission: "public" | PermissionCheck;
+  handler(req: RestRequest<P>): unknown;
+  /** OpenAPI operation summary / description. */
+  readonly summary?: string;
+  readonly description?: string;
+  /** OpenAPI responses; default: 201 for a create (POST only), else 200. */
+  readonly responses?: ResponsesDoc;
+}
+
+export interface RouteOptions {
+  /** Replace the endpoints already registered on this path instead of adding to them. */
+  readonly override?: boolean;
+  /** Args shared by every endpoint given in this call (an endpoint's own arg of the same name wins). */
+  readonly args?: ArgsMap;
+}
+
+export interface NamespaceOptions {
+  /** Extra args of the namespace index route, besides `namespace` and `context`. */
+  readonly indexArgs?: ArgsMap;
+}
+
+// ---------------------------------------------------------------- server wiring
+
+/**
+ * Resolves the user of a request. `null` = anonymous. A RestError (bad
+ * credentials) fails the request with its status before any routing.
+ */
+export type Authenticate = (req: ExpressRequest) => Promise<CurrentUser | null | RestError> | CurrentUser | null | RestError;
+
+/** The site members of the REST root index (WordPress `get_index()`). */
+export interface SiteInfo {
+  name: string;
+  description: string;
+  url: string;
+  home: string;
+  gmt_offset: number | string;
+  timezone_string: string;
+}
+
+export interface RestLogger {
+  error(message: string, error?: unknown): void;
+}
+
+export interface RestServerOptions {
+  /** Default: every request is anonymous. */
+  readonly authenticate?: Authenticate;
+  /** Missing members default to: name/description `""`, url/home the request's home URL, UTC. */
+  readonly siteInfo?: (req: RestRequest) => Partial<SiteInfo> | Promise<Partial<SiteInfo>>;
+  /**
+   * The REST prefix (default `/wp-json`). The router may be mounted anywhere;
+   * the prefix tells the home URL apart from the REST root and is the root
+   * used for `?rest_route=` requests.
+   */
+  readonly restPrefix?: string;
+  /** Request bodies above this size get 413 `rest_request_too_large` (default 1 MiB). */
+  readonly maxBodyBytes?: number;
+  /** Where unexpected exceptions go (default: console.error). */
+  readonly logger?: RestLogger;
+}

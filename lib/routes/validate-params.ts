@@ -1,0 +1,100 @@
+/**
+ * The validation stages of the pipeline, in WordPress's order
+ * (`WP_REST_Request::has_valid_params()` then `sanitize_params()`):
+ * JSON body error → required → `validate` callbacks → type coercion, schema
+ * checks and `sanitize`. Only the first failing stage reports.
+ */
+import { coerceValue } from "./coerce";
+import { RestError, isRestError, type ErrorEnvelope, type ErrorItem } from "./errors";
+import { isAbsent } from "./json";
+import type { ServerRequest } from "./request";
+import { isTypedArg, type TypedArgsValidator } from "./schema-validator";
+import type { ArgSpec } from "./types";
+
+export interface ValidatedEndpoint {
+  readonly args: readonly (readonly [string, ArgSpec])[];
+  readonly validator: TypedArgsValidator;
+}
+
+/** Collects `rest_invalid_param` failures; reports them in declaration order. */
+class InvalidParams {
+  private readonly messages = new Map<string, string>();
+  private readonly details = new Map<string, ErrorItem | ErrorEnvelope>();
+
+  fail(name: string, message: string, detail?: ErrorItem | ErrorEnvelope): void {
+    if (this.messages.has(name)) return;
+    this.messages.set(name, message);
+    if (detail) this.details.set(name, detail);
+  }
+
+  failWith(name: string, error: RestError): void {
+    // WordPress joins all messages of the error and keeps the full error under `details`.
+    this.fail(name, error.messages.join(" "), error.toJSON());
+  }
+
+  toError(order: readonly (readonly [string, ArgSpec])[]): RestError | undefined {
+    if (this.messages.size === 0) return undefined;
+    const names = order.map(([name]) => name).filter((name) => this.messages.has(name));
+    const params: Record<string, string> = {};
+    for (const name of names) params[name] = this.messages.get(name) ?? "";
+    // An empty PHP array is encoded `[]`, which is what current WordPress sends when nothing has details.
+    let details: Record<string, ErrorItem | ErrorEnvelope> | [] = [];
+    if (this.details.size > 0) {
+      details = {};
+      for (const name of names) {
+        const detail = this.details.get(name);
+        if (detail) details[name] = detail;
+      }
+    }
+    return new RestError("rest_invalid_param", `Invalid parameter(s): ${names.join(", ")}`, 400, { params, details });
+  }
+}
+
+export async function validateRequest(req: ServerRequest, endpoint: ValidatedEndpoint): Promise<RestError | undefined> {
+  if (req.jsonError) return req.jsonError;
+  const args = endpoint.args;
+
+  // Required: a default counts as a value (WordPress checks get_param(), which includes defaults).
+  const missing = args.filter(([name, spec]) => spec.required === true && isAbsent(req.param(name))).map(([name]) => name);
+  if (missing.length > 0) {
+    return new RestError("rest_missing_callback_param", `Missing parameter(s): ${missing.join(", ")}`, 400, { params: missing });
+  }
+
+  // Custom validate callbacks, on the raw value.
+  const invalid = new InvalidParams();
+  for (const [name, spec] of args) {
+    const value = req.param(name);
+    if (spec.validate === undefined || isAbsent(value)) continue;
+    const result = await spec.validate(value, req, name);
+    if (result === false) invalid.fail(name, "Invalid parameter.");
+    else if (typeof result === "string") invalid.fail(name, result);
+    else if (isRestError(result)) invalid.failWith(name, result);
+  }
+  const validationError = invalid.toError(args);
+  if (validationError) return validationError;
+
+  // Type rules (coercion, then the compiled schema) or the custom sanitizer.
+  const coerced: Record<string, unknown> = {};
+  for (const [name, spec] of args) {
+    const value = req.param(name);
+    if (isAbsent(value)) continue;
+    if (isTypedArg(spec)) {
+      const result = coerceValue(value, spec, name);
+      if (result.ok) coerced[name] = result.value;
+      else invalid.fail(name, result.error.message, result.error);
+    }
+  }
+  for (const [name, error] of endpoint.validator.validate(coerced)) invalid.fail(name, error.message, error);
+  for (const [name, spec] of args) {
+    const value = req.param(name);
+    if (isAbsent(value)) continue;
+    if (spec.sanitize !== undefined) {
+      const sanitized: unknown = await spec.sanitize(value, req, name);
+      if (isRestError(sanitized)) invalid.failWith(name, sanitized);
+      else req.setParam(name, sanitized);
+    } else if (Object.prototype.hasOwnProperty.call(coerced, name)) {
+      req.setParam(name, coerced[name]);
+    }
+  }
+  return invalid.toError(args);
+}
