@@ -135,6 +135,21 @@ export interface LinkCondition {
   exists?: boolean;
   /** Each id in `to`/`from` also stands for the posts of its translation group (languages.md §2.4). */
   translations?: boolean;
+  /** Reverse existence with conditions on the linking posts (e.g. venues that published events link to). */
+  linkedBy?: LinkedByCondition;
+}
+
+/**
+ * Posts that at least one post of `type` matching the conditions links to
+ * through the relation (`exists: false`: that none does).
+ */
+export interface LinkedByCondition {
+  exists: boolean;
+  type: string;
+  status?: PostStatus[];
+  visibility?: Visibility;
+  /** Typed fields of `type` or core columns of the linking posts. */
+  where?: FieldCondition[];
 }
 
 export interface Visibility {

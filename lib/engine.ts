@@ -1,0 +1,158 @@
+import type { Knex } from "knex";
+import { openDb } from "./db/connect";
+import { migrateCore } from "./db/migrations";
+import { DbOption, Dialect, dialectOf } from "./db/target";
+import type { EngineApi } from "./engine-api";
+import { isRetryableTransactionError } from "./engine-errors";
+import { Options, OptionsCache } from "./options/options";
+import { migrateFieldTable } from "./posts/fields";
+import { Posts } from "./posts/posts";
+import { Registry } from "./posts/registry";
+import type { PostTypeConfig } from "./posts/types";
+import { isTransaction } from "./posts/sql";
+import { Terms } from "./taxonomy/terms";
+import type { TaxonomyConfig } from "./taxonomy/types";
+import { Users } from "./users/users";
+
+export interface EngineOptions {
+  /** The clock for post dates and scheduling (tests pin it); default the real time. */
+  now?: () => Date;
+  /** How long a cached option is served before the revision row is re-read; default 1000 ms. */
+  optionsRecheckMs?: number;
+}
+
+/** What an engine and its transaction-bound views share. */
+interface Shared {
+  root: Knex;
+  dialect: Dialect;
+  registry: Registry;
+  optionsCache: OptionsCache;
+  clock: () => Date;
+}
+
+/** Attempts of an internal write transaction that hit a deadlock / busy database. */
+const MAX_WRITE_ATTEMPTS = 8;
+
+/**
+ * The posts-and-taxonomies engine. Everything it knows (registrations, the
+ * options cache, the knex handle) lives on the instance, so two engines on two
+ * databases in one process are independent.
+ *
+ * An engine bound to a transaction (from `transaction()`) shares the
+ * registrations and caches of its parent and runs every statement on the
+ * transaction. Inside `transaction(work)`, use the engine handed to `work`:
+ * on SQLite (one connection) a call on the outer engine would wait for the
+ * transaction's own connection.
+ */
+export class Engine implements EngineApi {
+  readonly knex: Knex;
+  readonly dialect: Dialect;
+  readonly registry: Registry;
+  readonly inTransaction: boolean;
+  readonly options: Options;
+  readonly users: Users;
+  readonly posts: Posts;
+  readonly terms: Terms;
+  private readonly shared: Shared;
+
+  constructor(knex: Knex, options: EngineOptions = {}, parent?: Engine) {
+    this.shared = parent
+      ? parent.shared
+      : {
+          root: knex,
+          dialect: dialectOf(knex),
+          registry: new Registry(),
+          optionsCache: new OptionsCache(options.optionsRecheckMs ?? 1000),
+          clock: options.now ?? (() => new Date()),
+        };
+    this.knex = knex;
+    this.dialect = this.shared.dialect;
+    this.registry = this.shared.registry;
+    this.inTransaction = isTransaction(knex);
+    this.options = new Options(knex, this.shared.optionsCache);
+    this.users = new Users(this);
+    this.posts = new Posts(this);
+    this.terms = new Terms(this);
+  }
+
+  now(): Date {
+    return this.shared.clock();
+  }
+
+  registerPostType(name: string, config: PostTypeConfig): void {
+    this.registry.registerPostType(name, config);
+  }
+
+  postType(name: string): PostTypeConfig | undefined {
+    return this.registry.postTypes.get(name)?.config;
+  }
+
+  registerTaxonomy(name: string, config: TaxonomyConfig): void {
+    this.registry.registerTaxonomy(name, config);
+  }
+
+  taxonomy(name: string): TaxonomyConfig | undefined {
+    return this.registry.taxonomies.get(name)?.config;
+  }
+
+  async migrate(): Promise<void> {
+    await migrateCore(this.knex);
+    for (const type of this.registry.postTypes.values()) await migrateFieldTable(this.knex, type);
+  }
+
+  /** Runs `work` in one transaction; nested calls (on a bound engine) reuse it. */
+  async transaction<T>(work: (tx: Engine) => Promise<T>): Promise<T> {
+    if (this.inTransaction) return work(this);
+    try {
+      return await this.runTransaction(work);
+    } catch (err) {
+      // Option writes of the rolled-back work may sit in the cache.
+      this.shared.optionsCache.invalidate();
+      throw err;
+    }
+  }
+
+  /**
+   * The engine's own multi-statement writes: one transaction (or the current
+   * one), run again from the start when the database reports a deadlock or a
+   * busy file, which concurrent inserts on one unique index can cause on
+   * MariaDB and several processes can cause on SQLite. Safe because the
+   * failed attempt was rolled back whole and `work` only touches the
+   * database. A caller's own transaction is never re-run.
+   */
+  async write<T>(work: (tx: Engine) => Promise<T>): Promise<T> {
+    if (this.inTransaction) return work(this);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.runTransaction(work);
+      } catch (err) {
+        this.shared.optionsCache.invalidate();
+        if (attempt >= MAX_WRITE_ATTEMPTS || !isRetryableTransactionError(err)) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 20 * attempt));
+      }
+    }
+  }
+
+  private async runTransaction<T>(work: (tx: Engine) => Promise<T>): Promise<T> {
+    let bound: Engine | undefined;
+    const result = await this.knex.transaction((trx) => {
+      bound = new Engine(trx, {}, this);
+      return work(bound);
+    });
+    // A committed option write: readers that cached the old value meanwhile must not wait for the recheck.
+    if (bound?.options.wroteInTransaction) this.shared.optionsCache.invalidate();
+    return result;
+  }
+}
+
+
+export async function createEngine(db: DbOption, options: EngineOptions = {}): Promise<{ engine: Engine; close(): Promise<void> }> {
+  const { knex, owned } = await openDb(db);
+  const engine = new Engine(knex, options);
+  return {
+    engine,
+    async close() {
+      if (owned) await knex.destroy();
+    },
+  };
+}

@@ -1,0 +1,1030 @@
+import type { Knex } from "knex";
+import type { Engine } from "../engine";
+import type { PostsApi } from "../engine-api";
+import { EngineError } from "../engine-errors";
+import { sanitizeTitle, uniqueSlugCandidate } from "../format/slug";
+import type { CurrentUser } from "../users/types";
+import { derivePostDates, formatLocal, formatUtc, siteZone, utcMillis, ZERO_DATE } from "./dates";
+import { defaultFieldValues, fromDbValue, toDbValue } from "./fields";
+import type { RegisteredPostType } from "./registry";
+import { parseSearch } from "./search";
+import { attemptUnique, countOf, insertReturningId, likeContains, orderByList, orderByText } from "./sql";
+import {
+  FieldCondition,
+  FieldDef,
+  FieldValue,
+  LoadedPost,
+  Post,
+  PostInput,
+  PostPage,
+  PostPatch,
+  PostQuery,
+  PostStatus,
+  POST_STATUSES,
+  SLUG_FREE_STATUSES,
+} from "./types";
+import { applyVisibility, canReadPost } from "./visibility";
+
+export interface PostRow {
+  id: number;
+  type: string;
+  status: string;
+  slug: string;
+  slug_lock: string | null;
+  title: string;
+  content: string;
+  excerpt: string;
+  author: number;
+  parent: number;
+  password: string;
+  menu_order: number;
+  date_local: string;
+  date_utc: string;
+  modified_local: string;
+  modified_utc: string;
+  language: string;
+  translation_group: number | null;
+  previous_status: string | null;
+}
+
+type With = NonNullable<PostQuery["with"]>;
+/** Resolves a typed field of the queried type to its joined column (null when the name is no typed field). */
+type FieldColumn = (name: string) => { column: string; def: FieldDef } | null;
+const WITH_ALL: With = { meta: true, terms: true, links: true };
+
+/** WordPress's suffix for the slug of a trashed post (wp_add_trashed_suffix_to_post_name_for_post). */
+const TRASHED_SUFFIX = "__trashed";
+/** WordPress truncates the slug to 191 bytes before adding the suffix. */
+const TRASHED_SLUG_BYTES = 191;
+/** Candidates checked per query while looking for a free slug. */
+const SLUG_BATCH = 20;
+/** Unique-index collisions tolerated before giving up (only reachable under extreme concurrency). */
+const MAX_SLUG_ATTEMPTS = 200;
+/** wp_insert_post: a `publish` post dated at least this far ahead is scheduled (`future`). */
+const SCHEDULE_THRESHOLD_MS = 60_000;
+
+/** Core columns usable in `where` and `orderBy`, with camelCase aliases; `nullable` ones need NULL-aware handling. */
+/** `text`: free text, ordered by code point on every database (dates are fixed-width and sort alike anyway). */
+const CORE_COLUMNS: Record<string, { column: string; kind: "int" | "string"; nullable?: boolean; text?: boolean }> = {
+  id: { column: "id", kind: "int" },
+  type: { column: "type", kind: "string", text: true },
+  status: { column: "status", kind: "string", text: true },
+  slug: { column: "slug", kind: "string", text: true },
+  title: { column: "title", kind: "string", text: true },
+  author: { column: "author", kind: "int" },
+  parent: { column: "parent", kind: "int" },
+  password: { column: "password", kind: "string", text: true },
+  menu_order: { column: "menu_order", kind: "int" },
+  menuOrder: { column: "menu_order", kind: "int" },
+  date_local: { column: "date_local", kind: "string" },
+  dateLocal: { column: "date_local", kind: "string" },
+  date: { column: "date_local", kind: "string" },
+  date_utc: { column: "date_utc", kind: "string" },
+  dateUtc: { column: "date_utc", kind: "string" },
+  modified_local: { column: "modified_local", kind: "string" },
+  modifiedLocal: { column: "modified_local", kind: "string" },
+  modified: { column: "modified_local", kind: "string" },
+  modified_utc: { column: "modified_utc", kind: "string" },
+  modifiedUtc: { column: "modified_utc", kind: "string" },
+  language: { column: "language", kind: "string", text: true },
+  translation_group: { column: "translation_group", kind: "int", nullable: true },
+  translationGroup: { column: "translation_group", kind: "int", nullable: true },
+};
+
+function isSlugFree(status: string): boolean {
+  return (SLUG_FREE_STATUSES as readonly string[]).includes(status);
+}
+
+/** Statuses whose slug must be unique (and so holds `slug_lock`). */
+function needsUniqueSlug(status: string): boolean {
+  return !isSlugFree(status) && status !== "trash";
+}
+
+/**
+ * `<slug>__trashed` with the slug cut to 191 bytes first, as WordPress does.
+ * The byte-safe truncation of lib/format/slug.ts is reached through
+ * uniqueSlugCandidate: with an 8-digit suffix it keeps 200 - 9 = 191 bytes of
+ * the base, and the suffix is then taken off again.
+ */
+export function trashedSlug(slug: string): string {
+  if (slug.endsWith(TRASHED_SUFFIX)) return slug;
+  let base = slug;
+  if (Buffer.byteLength(slug) > TRASHED_SLUG_BYTES) {
+    const n = 10_000_000; // eight digits: 1 + 8 = 9 bytes of suffix
+    base = uniqueSlugCandidate(slug, n).slice(0, -(String(n).length + 1));
+  }
+  return base + TRASHED_SUFFIX;
+}
+
+export function untrashedSlug(slug: string): string {
+  return slug.endsWith(TRASHED_SUFFIX) ? slug.slice(0, -TRASHED_SUFFIX.length) : slug;
+}
+
+function uniqueInts(values: readonly number[] | undefined, what: string): number[] {
+  const out: number[] = [];
+  const seen = new Set<number>();
+  for (const v of values ?? []) {
+    const n = Number(v);
+    if (!Number.isSafeInteger(n) || n <= 0) throw new EngineError("invalid_input", `${what}: ${String(v)} is not an id`);
+    if (!seen.has(n)) {
+      seen.add(n);
+      out.push(n);
+    }
+  }
+  return out;
+}
+
+function rowToPost(r: PostRow, fields: Record<string, FieldValue>): LoadedPost {
+  return {
+    id: Number(r.id),
+    type: r.type,
+    status: r.status as PostStatus,
+    slug: r.slug,
+    title: r.title,
+    content: r.content,
+    excerpt: r.excerpt,
+    author: Number(r.author),
+    parent: Number(r.parent),
+    password: r.password,
+    menuOrder: Number(r.menu_order),
+    dateLocal: r.date_local,
+    dateUtc: r.date_utc,
+    modifiedLocal: r.modified_local,
+    modifiedUtc: r.modified_utc,
+    language: r.language,
+    translationGroup: r.translation_group === null ? null : Number(r.translation_group),
+    previousStatus: (r.previous_status as PostStatus | null) ?? null,
+    fields,
+  };
+}
+
+/**
+ * Posts: the write operations (create, update, trash, untrash, delete) with
+ * WordPress's status, date and slug rules, and `find`, the one query builder
+ * behind lists, counts and searches.
+ *
+ * Public methods open a transaction (or join the current one) through
+ * `engine.write`; the `*In` methods are the same operations already inside
+ * it, called on the transaction-bound engine.
+ */
+export class Posts implements PostsApi {
+  constructor(private readonly e: Engine) {}
+
+  private get k(): Knex {
+    return this.e.knex;
+  }
+
+  // ------------------------------------------------------------------ writes
+
+  create(input: PostInput, actor?: CurrentUser | null): Promise<LoadedPost> {
+    return this.e.write((tx) => tx.posts.createIn(input, actor ?? null));
+  }
+
+  update(id: number, patch: PostPatch, actor?: CurrentUser | null): Promise<LoadedPost> {
+    return this.e.write((tx) => tx.posts.updateIn(id, patch, actor ?? null));
+  }
+
+  trash(id: number): Promise<LoadedPost> {
+    return this.e.write(async (tx) => {
+      const cur = await tx.posts.requireRow(id);
+      if (cur.status === "trash") return (await tx.posts.load([id], WITH_ALL))[0];
+      return tx.posts.updateIn(id, { status: "trash" }, null);
+    });
+  }
+
+  /** Restores the status the post had before it was trashed (draft when unknown) and its slug. */
+  untrash(id: number): Promise<LoadedPost> {
+    return this.e.write(async (tx) => {
+      const cur = await tx.posts.requireRow(id);
+      if (cur.status !== "trash") return (await tx.posts.load([id], WITH_ALL))[0];
+      const previous = (cur.previous_status ?? "draft") as PostStatus;
+      return tx.posts.updateIn(id, { status: previous === "trash" ? "draft" : previous }, null);
+    });
+  }
+
+  delete(id: number): Promise<void> {
+    return this.e.write((tx) => tx.posts.deleteIn(id));
+  }
+
+  /**
+   * Publishes `future` posts whose date has come (WordPress's cron job
+   * `publish_future_post`); returns their ids. Calpress has no cron: the
+   * host or the REST layer calls this before serving lists if it wants
+   * WordPress's behaviour.
+   */
+  publishDue(): Promise<number[]> {
+    return this.e.write(async (tx) => {
+      const nowUtc = formatUtc(tx.now());
+      const due = await tx.knex("posts").where("status", "future").whereNot("date_utc", ZERO_DATE).where("date_utc", "<=", nowUtc).orderBy("id").pluck("id");
+      const ids = due.map(Number);
+      for (const id of ids) await tx.posts.updateIn(id, { status: "publish" }, null);
+      return ids;
+    });
+  }
+
+  /** @internal the create operation inside the current transaction. */
+  async createIn(input: PostInput, actor: CurrentUser | null): Promise<LoadedPost> {
+    const type = this.e.registry.postType(input.type);
+    const requested = input.status ?? "draft";
+    this.checkStatus(type, requested);
+    const author = input.author ?? actor?.id ?? 0;
+    if (author !== 0) await this.assertUser(author);
+    const parent = input.parent ?? 0;
+    if (parent !== 0) await this.assertPostExists(parent, "invalid_parent");
+    const zone = siteZone(await this.e.options.timezone());
+    const now = this.e.now();
+    const dates = derivePostDates(input, zone, now, isSlugFree(requested));
+    const status = this.scheduled(type, requested, dates.dateUtc, now);
+    const language = input.language ?? (await this.e.options.defaultLanguage());
+    const fieldValues = this.fieldsForWrite(type, input.fields, true);
+    const base = this.slugBase(type, status, input.slug, input.title ?? "");
+    const floating = dates.dateUtc === ZERO_DATE;
+    const row: Omit<PostRow, "id"> = {
+      type: type.name,
+      status,
+      slug: status === "trash" ? trashedSlug(base) : base,
+      slug_lock: null,
+      title: input.title ?? "",
+      content: input.content ?? "",
+      excerpt: input.excerpt ?? "",
+      author,
+      parent,
+      password: input.password ?? "",
+      menu_order: input.menuOrder ?? 0,
+      date_local: dates.dateLocal,
+      date_utc: dates.dateUtc,
+      // wp_insert_post: a new post's modified date is its date, unless it floats.
+      modified_local: floating ? formatLocal(now, zone) : dates.dateLocal,
+      modified_utc: floating ? formatUtc(now) : dates.dateUtc,
+      language,
+      translation_group: input.translationGroup ?? null,
+      previous_status: null,
+    };
+    const id = await insertReturningId(this.k, this.e.dialect, "posts", row);
+    // A new record starts its own translation group unless it joins one.
+    const extra = row.translation_group === null ? { translation_group: id } : {};
+    if (needsUniqueSlug(status)) await this.claimSlug(id, type.name, language, base, extra);
+    else if (Object.keys(extra).length > 0) await this.k("posts").where({ id }).update(extra);
+    if (type.fieldsTable) await this.k(type.fieldsTable).insert({ post_id: id, ...fieldValues });
+    await this.writeMeta(id, input.meta);
+    const touched = await this.replaceTerms(id, type, input.terms);
+    await this.replaceLinks(id, input.links);
+    if (status === "publish" && touched.length > 0) await this.e.terms.recountIn(touched);
+    return (await this.load([id], WITH_ALL))[0];
+  }
+
+  /** @internal the update operation inside the current transaction. */
+  async updateIn(id: number, patch: PostPatch, actor: CurrentUser | null): Promise<LoadedPost> {
+    void actor; // accepted for symmetry with create; permission checks belong to the caller
+    const cur = await this.requireRow(id, true);
+    const type = this.e.registry.postType(cur.type);
+    const requested = (patch.status ?? cur.status) as PostStatus;
+    if (patch.status !== undefined && patch.status !== cur.status) this.checkStatus(type, requested);
+    const changes: Partial<PostRow> = {};
+
+    if (patch.author !== undefined && patch.author !== cur.author) {
+      if (patch.author !== 0) await this.assertUser(patch.author);
+      changes.author = patch.author;
+    }
+    if (patch.parent !== undefined && patch.parent !== cur.parent) {
+      if (patch.parent !== 0) await this.assertParent(id, patch.parent);
+      changes.parent = patch.parent;
+    }
+    if (patch.title !== undefined) changes.title = patch.title;
+    if (patch.content !== undefined) changes.content = patch.content;
+    if (patch.excerpt !== undefined) changes.excerpt = patch.excerpt;
+    if (patch.password !== undefined) changes.password = patch.password;
+    if (patch.menuOrder !== undefined) changes.menu_order = patch.menuOrder;
+    if (patch.language !== undefined) changes.language = patch.language;
+    if (patch.translationGroup !== undefined) changes.translation_group = patch.translationGroup ?? id;
+
+    // Dates, then the status they imply.
+    const zone = siteZone(await this.e.options.timezone());
+    const now = this.e.now();
+    let dateLocal = cur.date_local;
+    let dateUtc = cur.date_utc;
+    if ((patch.dateLocal !== undefined && patch.dateLocal !== "") || (patch.dateUtc !== undefined && patch.dateUtc !== "")) {
+      const d = derivePostDates({ dateLocal: patch.dateLocal, dateUtc: patch.dateUtc }, zone, now, false);
+      dateLocal = d.dateLocal;
+      dateUtc = d.dateUtc;
+    } else if (cur.date_utc === ZERO_DATE && requested !== "trash") {
+      // wp_update_post: a draft without a date of its own follows "now" on
+      // every save, and gets a real date once it leaves draft/pending.
+      dateLocal = formatLocal(now, zone);
+      dateUtc = isSlugFree(requested) ? ZERO_DATE : formatUtc(now);
+    }
+    const status: PostStatus = requested === "trash" ? "trash" : this.scheduled(type, requested, dateUtc, now);
+    changes.date_local = dateLocal;
+    changes.date_utc = dateUtc;
+    changes.status = status;
+    changes.modified_local = formatLocal(now, zone);
+    changes.modified_utc = formatUtc(now);
+    if (status === "trash" && cur.status !== "trash") changes.previous_status = cur.status;
+    if (status !== "trash" && cur.status === "trash") changes.previous_status = null;
+
+    // Slug: the one asked for, else the current one (without the trash
+    // suffix), else one from the title when the status wants a slug.
+    let base = cur.status === "trash" ? untrashedSlug(cur.slug) : cur.slug;
+    if (patch.slug !== undefined) base = sanitizeTitle(patch.slug);
+    const language = changes.language ?? cur.language;
+    if (base === "" && !(type.config.emptySlugWhileDraft && isSlugFree(status))) base = sanitizeTitle(changes.title ?? cur.title);
+    if (needsUniqueSlug(status)) {
+      // Moving to another language: the held slug must not collide there before it is claimed again.
+      if (changes.language !== undefined && changes.language !== cur.language) changes.slug_lock = null;
+      await this.k("posts").where({ id }).update(changes);
+      await this.claimSlug(id, cur.type, language, base, {});
+    } else {
+      changes.slug = status === "trash" ? (cur.status === "trash" && patch.slug === undefined ? cur.slug : trashedSlug(base)) : base;
+      changes.slug_lock = null;
+      await this.k("posts").where({ id }).update(changes);
+    }
+
+    if (patch.fields && type.fieldsTable) {
+      const values = this.fieldsForWrite(type, patch.fields, false);
+      if (Object.keys(values).length > 0) {
+        const n = await this.k(type.fieldsTable).where({ post_id: id }).update(values);
+        // A post created before the type declared fields has no row yet.
+        if (n === 0) await this.k(type.fieldsTable).insert({ post_id: id, ...this.fieldsForWrite(type, {}, true), ...values });
+      }
+    } else if (patch.fields && Object.keys(patch.fields).length > 0) {
+      this.fieldsForWrite(type, patch.fields, false); // reports the unknown field
+    }
+    await this.writeMeta(id, patch.meta);
+    const touched = new Set(await this.replaceTerms(id, type, patch.terms));
+    await this.replaceLinks(id, patch.links);
+    // Counts are of published posts: entering or leaving `publish` changes
+    // the count of every term the post carries.
+    if ((cur.status === "publish") !== (status === "publish")) {
+      for (const t of await this.termIdsOf(id)) touched.add(t);
+    }
+    if (touched.size > 0) await this.e.terms.recountIn([...touched]);
+    return (await this.load([id], WITH_ALL))[0];
+  }
+
+  /** @internal */
+  async deleteIn(id: number): Promise<void> {
+    const cur = await this.requireRow(id, true);
+    const termIds = await this.termIdsOf(id);
+    await this.k("term_relationships").where({ object_id: id }).delete();
+    await this.k("postmeta").where({ post_id: id }).delete();
+    await this.k("post_links").where({ from_id: id }).orWhere({ to_id: id }).delete();
+    const type = this.e.registry.postTypes.get(cur.type);
+    if (type?.fieldsTable) await this.k(type.fieldsTable).where({ post_id: id }).delete();
+    // wp_delete_post: children move up to the deleted post's parent.
+    await this.k("posts").where({ parent: id }).update({ parent: cur.parent });
+    await this.k("posts").where({ id }).delete();
+    if (cur.status === "publish" && termIds.length > 0) await this.e.terms.recountIn(termIds);
+  }
+
+  // ------------------------------------------------------------------ reads
+
+  async get(id: number, withRel?: PostQuery["with"]): Promise<LoadedPost | undefined> {
+    if (!Number.isSafeInteger(id) || id <= 0) return undefined;
+    return (await this.load([id], withRel))[0];
+  }
+
+  async getMany(ids: number[], withRel?: PostQuery["with"]): Promise<Map<number, LoadedPost>> {
+    const posts = await this.load(ids, withRel);
+    return new Map(posts.map((p) => [p.id, p]));
+  }
+
+  async getBySlug(type: string, slug: string, opts: { language?: string; withRel?: PostQuery["with"] } = {}): Promise<LoadedPost | undefined> {
+    const base = (): Knex.QueryBuilder => this.k("posts").where({ type, slug }).whereNot("status", "trash");
+    let row: { id: number } | undefined;
+    if (opts.language !== undefined) row = await base().where("language", opts.language).orderBy("id").first("id");
+    if (!row) row = await base().orderBy("id").first("id");
+    return row ? this.get(Number(row.id), opts.withRel) : undefined;
+  }
+
+  async find(query: PostQuery): Promise<PostPage> {
+    const { qb, fieldColumn } = await this.buildQuery(query);
+    const page = Math.max(1, Math.trunc(query.page ?? 1));
+    const perPage = query.perPage ?? (await this.e.options.postsPerPage());
+    // Ordering may join the typed-field table, which the count needs too.
+    this.applyOrder(qb, query, fieldColumn);
+    const rowsQb = qb.clone().select("p.*");
+    const unlimited = perPage <= 0;
+    if (!unlimited) rowsQb.limit(perPage).offset((page - 1) * perPage);
+    const rows: PostRow[] = await rowsQb;
+    let total: number;
+    if (query.noTotal) total = -1;
+    else if (unlimited) total = rows.length;
+    // A partly filled page (that is not past the end) already tells the total.
+    else if (rows.length > 0 && rows.length < perPage) total = (page - 1) * perPage + rows.length;
+    else total = countOf(await qb.clone().clearOrder().count({ n: "*" }).first());
+    return { posts: await this.hydrate(rows, query.with), total };
+  }
+
+  async count(query: PostQuery): Promise<number> {
+    const { qb } = await this.buildQuery(query);
+    return countOf(await qb.count({ n: "*" }).first());
+  }
+
+  async getMeta(id: number): Promise<Record<string, string>> {
+    const rows = await this.k("postmeta").where({ post_id: id }).orderBy("id").select<Array<{ meta_key: string; meta_value: string }>>("meta_key", "meta_value");
+    const out: Record<string, string> = {};
+    for (const r of rows) out[r.meta_key] = r.meta_value;
+    return out;
+  }
+
+  async linkedFrom(relation: string, toIds: number[]): Promise<Map<number, number[]>> {
+    const out = new Map<number, number[]>();
+    for (const id of toIds) out.set(id, []);
+    if (toIds.length === 0) return out;
+    const rows = await this.k("post_links")
+      .where({ relation })
+      .whereIn("to_id", toIds)
+      .orderBy([{ column: "to_id" }, { column: "from_id" }])
+      .select<Array<{ from_id: number; to_id: number }>>("from_id", "to_id");
+    for (const r of rows) out.get(Number(r.to_id))?.push(Number(r.from_id));
+    return out;
+  }
+
+  async unlinkAllTo(relation: string, toId: number): Promise<void> {
+    await this.k("post_links").where({ relation, to_id: toId }).delete();
+  }
+
+  canRead(post: Post, user: CurrentUser | null): boolean {
+    const type = this.e.registry.postTypes.get(post.type);
+    return type ? canReadPost(type, post, user) : false;
+  }
+
+  // ------------------------------------------------------------------ loading
+
+  /** Posts by id (in the order asked), with relations batch-loaded: one query per relation, not per post. */
+  async load(ids: number[], withRel?: PostQuery["with"]): Promise<LoadedPost[]> {
+    const wanted = ids.filter((i) => Number.isSafeInteger(i) && i > 0);
+    if (wanted.length === 0) return [];
+    const rows: PostRow[] = await this.k("posts").whereIn("id", [...new Set(wanted)]).select("*");
+    const byId = new Map(rows.map((r) => [Number(r.id), r]));
+    const ordered: PostRow[] = [];
+    const seen = new Set<number>();
+    for (const id of wanted) {
+      const r = byId.get(id);
+      if (r && !seen.has(id)) {
+        ordered.push(r);
+        seen.add(id);
+      }
+    }
+    return this.hydrate(ordered, withRel);
+  }
+
+  private async hydrate(rows: PostRow[], withRel: PostQuery["with"] | undefined): Promise<LoadedPost[]> {
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => Number(r.id));
+    const fieldsByPost = new Map<number, Record<string, FieldValue>>();
+    const idsByType = new Map<string, number[]>();
+    for (const r of rows) {
+      const list = idsByType.get(r.type) ?? [];
+      list.push(Number(r.id));
+      idsByType.set(r.type, list);
+    }
+    for (const [typeName, typeIds] of idsByType) {
+      const type = this.e.registry.postTypes.get(typeName);
+      if (!type?.fieldsTable) continue;
+      const frows: Array<Record<string, unknown>> = await this.k(type.fieldsTable).whereIn("post_id", typeIds).select("*");
+      for (const fr of frows) {
+        const values: Record<string, FieldValue> = {};
+        for (const [name, def] of Object.entries(type.fields)) values[name] = fromDbValue(def, fr[name]);
+        fieldsByPost.set(Number(fr.post_id), values);
+      }
+    }
+    const posts = rows.map((r) => {
+      let fields = fieldsByPost.get(Number(r.id));
+      if (!fields) {
+        const type = this.e.registry.postTypes.get(r.type);
+        fields = {};
+        for (const name of Object.keys(type?.fields ?? {})) fields[name] = null;
+      }
+      return rowToPost(r, fields);
+    });
+    const w = withRel ?? {};
+    if (w.meta) {
+      const metaRows = await this.k("postmeta")
+        .whereIn("post_id", ids)
+        .orderBy("id")
+        .select<Array<{ post_id: number; meta_key: string; meta_value: string }>>("post_id", "meta_key", "meta_value");
+      const byPost = new Map<number, Record<string, string>>();
+      for (const m of metaRows) {
+        const rec = byPost.get(Number(m.post_id)) ?? {};
+        rec[m.meta_key] = m.meta_value;
+        byPost.set(Number(m.post_id), rec);
+      }
+      for (const p of posts) p.meta = byPost.get(p.id) ?? {};
+    }
+    if (w.terms) {
+      const only = Array.isArray(w.terms) ? w.terms : null;
+      const q = this.k("term_relationships as tr")
+        .join("terms as t", "t.id", "tr.term_id")
+        .whereIn("tr.object_id", ids)
+        .orderBy([{ column: "tr.object_id" }, { column: "tr.term_order" }, { column: "tr.term_id" }])
+        .select<Array<{ object_id: number; term_id: number; taxonomy: string }>>("tr.object_id", "tr.term_id", "t.taxonomy");
+      if (only) q.whereIn("t.taxonomy", only);
+      const termRows = await q;
+      for (const p of posts) {
+        const rec: Record<string, number[]> = {};
+        // Every taxonomy asked for (or of the type) is present, empty when unassigned.
+        const taxes = only ?? [...this.e.registry.taxonomies.values()].filter((t) => t.config.objectTypes.includes(p.type)).map((t) => t.name);
+        for (const t of taxes) rec[t] = [];
+        p.termIds = rec;
+      }
+      const byId = new Map(posts.map((p) => [p.id, p]));
+      for (const r of termRows) {
+        const rec = byId.get(Number(r.object_id))?.termIds;
+        if (rec) (rec[r.taxonomy] ??= []).push(Number(r.term_id));
+      }
+    }
+    if (w.links) {
+      const only = Array.isArray(w.links) ? w.links : null;
+      const q = this.k("post_links")
+        .whereIn("from_id", ids)
+        .orderBy([{ column: "from_id" }, { column: "relation" }, { column: "position" }, { column: "to_id" }])
+        .select<Array<{ from_id: number; relation: string; to_id: number }>>("from_id", "relation", "to_id");
+      if (only) q.whereIn("relation", only);
+      const linkRows = await q;
+      for (const p of posts) {
+        const rec: Record<string, number[]> = {};
+        for (const rel of only ?? []) rec[rel] = [];
+        p.links = rec;
+      }
+      const byId = new Map(posts.map((p) => [p.id, p]));
+      for (const r of linkRows) {
+        const rec = byId.get(Number(r.from_id))?.links;
+        if (rec) (rec[r.relation] ??= []).push(Number(r.to_id));
+      }
+    }
+    return posts;
+  }
+
+  // ------------------------------------------------------------------ the query builder
+
+  /** Every constraint of a PostQuery on `posts as p` (and `fields_<type> as f` when a typed field is used). */
+  private async buildQuery(query: PostQuery): Promise<{ qb: Knex.QueryBuilder; fieldColumn: FieldColumn }> {
+    const k = this.k;
+    const typeNames = [...new Set(Array.isArray(query.type) ? query.type : [query.type])];
+    const types = typeNames.map((t) => this.e.registry.postType(t));
+    const single = types.length === 1 ? types[0] : null;
+    const qb = k("posts as p").whereIn("p.type", typeNames);
+    let joined = false;
+    // Typed fields are columns of the single queried type's own table, joined only when used.
+    const fieldColumn: FieldColumn = (name) => {
+      const def = single?.fields[name];
+      if (!single || !def || !single.fieldsTable) return null;
+      if (!joined) {
+        qb.leftJoin(`${single.fieldsTable} as f`, "f.post_id", "p.id");
+        joined = true;
+      }
+      return { column: `f.${name}`, def };
+    };
+
+    if (query.status) {
+      for (const s of query.status) if (!POST_STATUSES.includes(s)) throw new EngineError("invalid_status", `unknown status: ${s}`);
+      qb.whereIn("p.status", query.status);
+    }
+    if (query.visibility) applyVisibility(qb, types, query.visibility, "p");
+    if (query.ids) qb.whereIn("p.id", query.ids);
+    if (query.excludeIds && query.excludeIds.length > 0) qb.whereNotIn("p.id", query.excludeIds);
+    if (query.author) qb.whereIn("p.author", query.author);
+    if (query.parent) qb.whereIn("p.parent", query.parent);
+    if (query.language !== undefined) qb.where("p.language", query.language);
+    if (query.hasPassword === true) qb.whereNot("p.password", "");
+    if (query.hasPassword === false) qb.where("p.password", "");
+    for (const cond of query.where ?? []) this.applyCondition(qb, cond, fieldColumn);
+    if (query.search !== undefined && query.search.trim() !== "") this.applySearch(qb, query, single, fieldColumn);
+    for (const cond of query.tax ?? []) await this.applyTax(qb, cond);
+    for (const cond of query.links ?? []) await this.applyLink(qb, cond);
+    return { qb, fieldColumn };
+  }
+
+  private applyCondition(
+    qb: Knex.QueryBuilder,
+    cond: FieldCondition,
+    fieldColumn: FieldColumn,
+    alias = "p",
+  ): void {
+    const core = CORE_COLUMNS[cond.field];
+    const typed = core ? null : fieldColumn(cond.field);
+    if (!core && !typed) throw new EngineError("invalid_field", `unknown field in query: ${cond.field}`, { field: cond.field });
+    const column = core ? `${alias}.${core.column}` : typed!.column;
+    const nullable = core ? core.nullable === true : true;
+    const coerce = (v: FieldValue): FieldValue => {
+      if (v === null) return null;
+      if (typed) return toDbValue("query", cond.field, typed.def, v);
+      if (core!.kind === "int") {
+        const n = Number(v);
+        if (!Number.isFinite(n)) throw new EngineError("invalid_field", `${cond.field} expects a number`, { field: cond.field });
+        return n;
+      }
+      return String(v);
+    };
+    const list = (): Array<string | number | boolean> => {
+      const raw = Array.isArray(cond.value) ? cond.value : cond.value === undefined ? [] : [cond.value];
+      return raw.map(coerce).filter((v): v is string | number | boolean => v !== null);
+    };
+    const one = (): FieldValue => coerce((Array.isArray(cond.value) ? cond.value[0] : cond.value) ?? null);
+    switch (cond.op) {
+      case "=": {
+        const v = one();
+        if (v === null) qb.whereNull(column);
+        else qb.where(column, v);
+        break;
+      }
+      case "!=": {
+        const v = one();
+        if (v === null) qb.whereNotNull(column);
+        // "not equal" includes rows without a value (SQL's <> alone would drop NULLs).
+        else if (nullable) qb.where((w) => w.whereNot(column, v).orWhereNull(column));
+        else qb.whereNot(column, v);
+        break;
+      }
+      case "<":
+      case "<=":
+      case ">":
+      case ">=": {
+        const v = one();
+        if (v === null) qb.whereRaw("1 = 0");
+        else qb.where(column, cond.op, v);
+        break;
+      }
+      case "in":
+        qb.whereIn(column, list());
+        break;
+      case "not in": {
+        const values = list();
+        if (values.length === 0) break;
+        if (nullable) qb.where((w) => w.whereNotIn(column, values).orWhereNull(column));
+        else qb.whereNotIn(column, values);
+        break;
+      }
+      case "is null":
+        qb.whereNull(column);
+        break;
+      case "not null":
+        qb.whereNotNull(column);
+        break;
+      default:
+        throw new EngineError("invalid_input", `unknown comparison: ${String(cond.op)}`);
+    }
+  }
+
+  /**
+   * WordPress search (WP_Query::parse_search): every word must appear in
+   * title, excerpt, content or a search field (`words-any-field`: words may
+   * match different fields), or one field must hold all words
+   * (`all-words-one-field`). `-word` excludes posts containing it.
+   */
+  private applySearch(
+    qb: Knex.QueryBuilder,
+    query: PostQuery,
+    single: RegisteredPostType | null,
+    fieldColumn: FieldColumn,
+  ): void {
+    const k = this.k;
+    const terms = parseSearch(query.search ?? "");
+    if (terms.length === 0) return;
+    type Target = (word: string, negate: boolean) => Knex.Raw | ((b: Knex.QueryBuilder) => void);
+    const targets: Target[] = [
+      (w, neg) => likeContains(k, "p.title", w, neg),
+      (w, neg) => likeContains(k, "p.excerpt", w, neg),
+      (w, neg) => likeContains(k, "p.content", w, neg),
+    ];
+    for (const name of single?.config.searchFields ?? []) {
+      const typed = fieldColumn(name);
+      if (typed) {
+        targets.push((w, neg) => likeContains(k, typed.column, w, neg, true));
+      } else {
+        // Not a typed field: a post meta key.
+        targets.push((w, neg) => (b: Knex.QueryBuilder) => {
+          const sub = k("postmeta as sm").select(k.raw("1")).where("sm.post_id", k.ref("p.id")).where("sm.meta_key", name).where(likeContains(k, "sm.meta_value", w));
+          if (neg) b.whereNotExists(sub);
+          else b.whereExists(sub);
+        });
+      }
+    }
+    const add = (b: Knex.QueryBuilder, clause: Knex.Raw | ((b: Knex.QueryBuilder) => void), or: boolean): void => {
+      if (typeof clause === "function") {
+        if (or) b.orWhere(clause);
+        else b.where(clause);
+      } else if (or) b.orWhere(clause);
+      else b.where(clause);
+    };
+    const include = terms.filter((t) => !t.exclude);
+    const exclude = terms.filter((t) => t.exclude);
+    if (query.searchMode === "all-words-one-field") {
+      if (include.length > 0) {
+        qb.where((anyField) => {
+          for (const target of targets) {
+            anyField.orWhere((field) => {
+              for (const t of include) add(field, target(t.text, false), false);
+            });
+          }
+        });
+      }
+    } else {
+      for (const t of include) {
+        qb.where((anyField) => {
+          for (const target of targets) add(anyField, target(t.text, false), true);
+        });
+      }
+    }
+    for (const t of exclude) {
+      qb.where((all) => {
+        for (const target of targets) add(all, target(t.text, true), false);
+      });
+    }
+  }
+
+  /** Term ids of a condition, each given id expanded to its translations and (optionally) descendants. */
+  private async applyTax(qb: Knex.QueryBuilder, cond: NonNullable<PostQuery["tax"]>[number]): Promise<void> {
+    const k = this.k;
+    this.e.registry.taxonomy(cond.taxonomy);
+    const operator = cond.operator ?? "IN";
+    const given = uniqueInts(cond.terms, "tax terms");
+    const groups = await this.e.terms.expandTermIds(cond.taxonomy, given, {
+      translations: cond.translations === true,
+      children: cond.includeChildren === true,
+    });
+    const exists = (termIds: number[]): Knex.QueryBuilder =>
+      k("term_relationships as tr").select(k.raw("1")).where("tr.object_id", k.ref("p.id")).whereIn("tr.term_id", termIds);
+    const all = [...new Set(groups.flat())];
+    if (operator === "IN") {
+      // Unknown terms match nothing (WordPress turns the query into 0 = 1).
+      if (all.length === 0) qb.whereRaw("1 = 0");
+      else qb.whereExists(exists(all));
+    } else if (operator === "NOT IN") {
+      if (all.length > 0) qb.whereNotExists(exists(all));
+    } else if (operator === "AND") {
+      if (groups.some((g) => g.length === 0)) qb.whereRaw("1 = 0");
+      for (const g of groups) qb.whereExists(exists(g));
+    } else {
+      throw new EngineError("invalid_input", `unknown tax operator: ${String(operator)}`);
+    }
+  }
+
+  private async applyLink(qb: Knex.QueryBuilder, cond: NonNullable<PostQuery["links"]>[number]): Promise<void> {
+    const k = this.k;
+    const expand = async (ids: number[]): Promise<number[]> => (cond.translations ? this.translationsOf(ids) : ids);
+    if (cond.to !== undefined) {
+      const to = await expand(uniqueInts(cond.to, "link to"));
+      qb.whereExists(
+        k("post_links as pl").select(k.raw("1")).where("pl.from_id", k.ref("p.id")).where("pl.relation", cond.relation).whereIn("pl.to_id", to),
+      );
+    }
+    if (cond.from !== undefined) {
+      const from = await expand(uniqueInts(cond.from, "link from"));
+      qb.whereExists(
+        k("post_links as pl").select(k.raw("1")).where("pl.to_id", k.ref("p.id")).where("pl.relation", cond.relation).whereIn("pl.from_id", from),
+      );
+    }
+    if (cond.exists !== undefined) {
+      const sub = k("post_links as pl").select(k.raw("1")).where("pl.from_id", k.ref("p.id")).where("pl.relation", cond.relation);
+      if (cond.exists) qb.whereExists(sub);
+      else qb.whereNotExists(sub);
+    }
+    if (cond.linkedBy !== undefined) {
+      const by = cond.linkedBy;
+      const byType = this.e.registry.postType(by.type);
+      const sub = k("post_links as pl")
+        .join("posts as lp", "lp.id", "pl.from_id")
+        .select(k.raw("1"))
+        .where("pl.to_id", k.ref("p.id"))
+        .where("pl.relation", cond.relation)
+        .where("lp.type", byType.name);
+      if (by.status) sub.whereIn("lp.status", by.status);
+      if (by.visibility) applyVisibility(sub, [byType], by.visibility, "lp");
+      let joined = false;
+      const byField: FieldColumn = (name) => {
+        const def = byType.fields[name];
+        if (!def || !byType.fieldsTable) return null;
+        if (!joined) {
+          sub.leftJoin(`${byType.fieldsTable} as lf`, "lf.post_id", "lp.id");
+          joined = true;
+        }
+        return { column: `lf.${name}`, def };
+      };
+      for (const c of by.where ?? []) this.applyCondition(sub, c, byField, "lp");
+      if (by.exists) qb.whereExists(sub);
+      else qb.whereNotExists(sub);
+    }
+  }
+
+  /** The ids plus every post in their translation groups. */
+  async translationsOf(ids: number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const groups = await this.k("posts").whereIn("id", ids).whereNotNull("translation_group").pluck("translation_group");
+    const members: number[] = groups.length > 0 ? await this.k("posts").whereIn("translation_group", groups).pluck("id") : [];
+    return [...new Set([...ids, ...members.map(Number)])];
+  }
+
+  /**
+   * ORDER BY the asked fields, then `id` (same direction as the last field):
+   * without a unique last key SQLite, PostgreSQL and MariaDB return ties in
+   * different orders. Typed fields may be NULL, which PostgreSQL sorts last
+   * and the others first; NULL is made the smallest value everywhere.
+   */
+  private applyOrder(qb: Knex.QueryBuilder, query: PostQuery, fieldColumn: FieldColumn): void {
+    const order = query.orderBy && query.orderBy.length > 0 ? query.orderBy : [{ field: "date_local", dir: "desc" as const }];
+    let hasId = false;
+    let lastDir: "asc" | "desc" = "asc";
+    for (const o of order) {
+      const dir = o.dir === "desc" ? "desc" : "asc";
+      lastDir = dir;
+      if (o.field === "include") {
+        const [sql, bindings] = orderByList("p.id", query.ids ?? [], dir);
+        qb.orderByRaw(sql, bindings);
+        continue;
+      }
+      const core = CORE_COLUMNS[o.field];
+      if (core) {
+        const column = `p.${core.column}`;
+        if (core.column === "id") hasId = true;
+        if (core.nullable) qb.orderByRaw(`CASE WHEN ?? IS NULL THEN 0 ELSE 1 END ${dir}`, [column]);
+        if (core.text) orderByText(qb, this.e.dialect, column, dir, core.column === "title");
+        else qb.orderBy(column, dir);
+        continue;
+      }
+      const typed = fieldColumn(o.field);
+      if (!typed) throw new EngineError("invalid_field", `cannot order by ${o.field}`, { field: o.field });
+      qb.orderByRaw(`CASE WHEN ?? IS NULL THEN 0 ELSE 1 END ${dir}`, [typed.column]);
+      if (typed.def.type === "string" || typed.def.type === "text") orderByText(qb, this.e.dialect, typed.column, dir, true);
+      else qb.orderBy(typed.column, dir);
+    }
+    if (!hasId) qb.orderBy("p.id", lastDir);
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  /** @internal */
+  async requireRow(id: number, forUpdate = false): Promise<PostRow> {
+    const q = this.k("posts").where({ id });
+    // Row lock against a concurrent update of the same post (SQLite serialises writers anyway).
+    if (forUpdate && this.e.inTransaction && this.e.dialect !== "sqlite") q.forUpdate();
+    const row: PostRow | undefined = await q.first();
+    if (!row) throw new EngineError("not_found", `no post ${id}`, { id });
+    return row;
+  }
+
+  private checkStatus(type: RegisteredPostType, status: string): void {
+    if (!type.statuses.has(status as PostStatus)) {
+      throw new EngineError("invalid_status", `status ${status} is not allowed for ${type.name}`, { status });
+    }
+  }
+
+  /** wp_insert_post: `publish` dated a minute or more ahead becomes `future`; a `future` date that has come makes it `publish`. */
+  private scheduled(type: RegisteredPostType, status: PostStatus, dateUtc: string, now: Date): PostStatus {
+    const ahead = dateUtc === ZERO_DATE ? -Infinity : utcMillis(dateUtc) - now.getTime();
+    if (status === "publish" && ahead >= SCHEDULE_THRESHOLD_MS && type.statuses.has("future")) return "future";
+    if (status === "future" && ahead < SCHEDULE_THRESHOLD_MS) return "publish";
+    return status;
+  }
+
+  private slugBase(type: RegisteredPostType, status: PostStatus, asked: string | undefined, title: string): string {
+    const fromAsked = asked !== undefined ? sanitizeTitle(asked) : "";
+    if (fromAsked !== "") return fromAsked;
+    if (type.config.emptySlugWhileDraft && isSlugFree(status)) return "";
+    return sanitizeTitle(title);
+  }
+
+  /**
+   * wp_unique_post_slug for statuses that need a unique slug: the first of
+   * `base`, `base-2`, `base-3`, … not held by another post of the type and
+   * language. Read-then-write can race with a concurrent insert; the unique
+   * index on (type, language, slug_lock) catches that and the next candidate
+   * is tried, so concurrent creates never fail. Candidates only move forward
+   * after a collision, because MySQL's repeatable-read snapshot may keep
+   * showing the colliding slug as free.
+   */
+  private async claimSlug(id: number, type: string, language: string, base: string, extra: Partial<PostRow>): Promise<string> {
+    // WordPress falls back to the post id when the title gives no slug.
+    const root = base === "" ? String(id) : base;
+    let n = 1;
+    for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
+      const candidate = await this.firstFreeSlug(id, type, language, root, n);
+      const result = await attemptUnique(this.k, this.e.dialect, (k) =>
+        k("posts").where({ id }).update({ ...extra, slug: candidate.slug, slug_lock: candidate.slug }),
+      );
+      if (result.ok) return candidate.slug;
+      n = candidate.n + 1;
+    }
+    throw new EngineError("slug_conflict", `no free slug for ${base}`, { slug: base });
+  }
+
+  private async firstFreeSlug(id: number, type: string, language: string, root: string, from: number): Promise<{ slug: string; n: number }> {
+    for (let start = from; ; start += SLUG_BATCH) {
+      const candidates: Array<{ slug: string; n: number }> = [];
+      for (let n = start; n < start + SLUG_BATCH; n++) candidates.push({ slug: uniqueSlugCandidate(root, n), n });
+      const taken = new Set<string>(
+        await this.k("posts")
+          .where({ type, language })
+          .whereIn(
+            "slug_lock",
+            candidates.map((c) => c.slug),
+          )
+          .whereNot("id", id)
+          .pluck("slug_lock"),
+      );
+      const free = candidates.find((c) => !taken.has(c.slug));
+      if (free) return free;
+    }
+  }
+
+  private fieldsForWrite(type: RegisteredPostType, given: Record<string, FieldValue> | undefined, withDefaults: boolean): Record<string, FieldValue> {
+    const out: Record<string, FieldValue> = withDefaults ? defaultFieldValues(type) : {};
+    for (const [name, value] of Object.entries(given ?? {})) {
+      // `undefined` means "not given" (as for every other member of an input); null clears.
+      if (value === undefined) continue;
+      const def = type.fields[name];
+      if (!def) throw new EngineError("invalid_field", `${type.name} has no field ${name}`, { field: name });
+      out[name] = toDbValue(type.name, name, def, value);
+    }
+    if (withDefaults) {
+      for (const [name, def] of Object.entries(type.fields)) {
+        if (given && given[name] !== undefined) continue;
+        out[name] = toDbValue(type.name, name, def, def.default ?? null);
+      }
+    }
+    return out;
+  }
+
+  private async writeMeta(id: number, meta: Record<string, string | null> | undefined): Promise<void> {
+    if (!meta) return;
+    const keys = Object.keys(meta).filter((key) => meta[key] !== undefined);
+    if (keys.length === 0) return;
+    for (const key of keys) {
+      if (key === "" || key.length > 191) throw new EngineError("invalid_input", `bad meta key: ${key}`);
+    }
+    await this.k("postmeta").where({ post_id: id }).whereIn("meta_key", keys).delete();
+    const rows = keys
+      .filter((key) => meta[key] !== null && meta[key] !== undefined)
+      .map((key) => ({ post_id: id, meta_key: key, meta_value: String(meta[key]) }));
+    if (rows.length > 0) await this.k("postmeta").insert(rows);
+  }
+
+  /** Replaces the terms of the named taxonomies; returns every term whose count may change. */
+  private async replaceTerms(id: number, type: RegisteredPostType, terms: Record<string, number[]> | undefined): Promise<number[]> {
+    if (!terms) return [];
+    const touched = new Set<number>();
+    for (const [taxName, given] of Object.entries(terms)) {
+      const tax = this.e.registry.taxonomy(taxName);
+      if (!tax.config.objectTypes.includes(type.name)) {
+        throw new EngineError("invalid_type", `taxonomy ${taxName} is not registered for ${type.name}`, { taxonomy: taxName });
+      }
+      const ids = uniqueInts(given, `terms of ${taxName}`);
+      if (ids.length > 0) {
+        const found = new Set((await this.k("terms").where({ taxonomy: taxName }).whereIn("id", ids).pluck("id")).map(Number));
+        const missing = ids.filter((t) => !found.has(t));
+        if (missing.length > 0) throw new EngineError("invalid_term", `no such ${taxName} terms: ${missing.join(", ")}`, { taxonomy: taxName, terms: missing });
+      }
+      const old = (
+        await this.k("term_relationships as tr").join("terms as t", "t.id", "tr.term_id").where("tr.object_id", id).where("t.taxonomy", taxName).pluck("tr.term_id")
+      ).map(Number);
+      if (old.length > 0) await this.k("term_relationships").where({ object_id: id }).whereIn("term_id", old).delete();
+      if (ids.length > 0) await this.k("term_relationships").insert(ids.map((term_id, i) => ({ object_id: id, term_id, term_order: i })));
+      for (const t of old) touched.add(t);
+      for (const t of ids) touched.add(t);
+    }
+    return [...touched];
+  }
+
+  private async replaceLinks(id: number, links: Record<string, number[]> | undefined): Promise<void> {
+    if (!links) return;
+    for (const [relation, given] of Object.entries(links)) {
+      if (relation === "" || relation.length > 32) throw new EngineError("invalid_input", `bad link relation: ${relation}`);
+      const ids = uniqueInts(given, `links ${relation}`);
+      if (ids.length > 0) {
+        const found = new Set((await this.k("posts").whereIn("id", ids).pluck("id")).map(Number));
+        const missing = ids.filter((t) => !found.has(t));
+        if (missing.length > 0) throw new EngineError("invalid_link", `no such posts: ${missing.join(", ")}`, { relation, ids: missing });
+      }
+      await this.k("post_links").where({ from_id: id, relation }).delete();
+      if (ids.length > 0) await this.k("post_links").insert(ids.map((to_id, i) => ({ from_id: id, relation, to_id, position: i })));
+    }
+  }
+
+  private async termIdsOf(id: number): Promise<number[]> {
+    return (await this.k("term_relationships").where({ object_id: id }).pluck("term_id")).map(Number);
+  }
+
+  private async assertUser(id: number): Promise<void> {
+    if (!Number.isSafeInteger(id) || id < 0 || !(await this.k("users").where({ id }).first("id"))) {
+      throw new EngineError("invalid_user", `no user ${id}`, { id });
+    }
+  }
+
+  private async assertPostExists(id: number, code: string): Promise<void> {
+    if (!Number.isSafeInteger(id) || id < 0 || !(await this.k("posts").where({ id }).first("id"))) {
+      throw new EngineError(code, `no post ${id}`, { id });
+    }
+  }
+
+  /** The new parent exists and is not the post itself or one of its descendants. */
+  private async assertParent(id: number, parent: number): Promise<void> {
+    await this.assertPostExists(parent, "invalid_parent");
+    let cursor = parent;
+    for (let depth = 0; cursor !== 0 && depth < 1000; depth++) {
+      if (cursor === id) throw new EngineError("invalid_parent", "a post cannot be its own ancestor", { id, parent });
+      const row: { parent: number } | undefined = await this.k("posts").where({ id: cursor }).first("parent");
+      cursor = row ? Number(row.parent) : 0;
+    }
+  }
+}
