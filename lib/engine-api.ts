@@ -67,12 +67,19 @@ export interface UsersApi {
   verifyAppPassword(login: string, secret: string, ip?: string): Promise<{ ok: true; user: CurrentUser } | { ok: false; reason: "invalid_username" | "invalid_email" | "incorrect_password" }>;
   /** The CurrentUser (with capabilities for every registered post type/taxonomy) of a stored user. */
   currentUser(record: UserRecord): CurrentUser;
+  setRole(userId: number, role: RoleName): Promise<void>;
+  deleteAppPassword(userId: number, uuid: string): Promise<boolean>;
 }
 
 export interface PostsApi {
   create(input: PostInput, actor?: CurrentUser | null): Promise<LoadedPost>;
   update(id: number, patch: PostPatch, actor?: CurrentUser | null): Promise<LoadedPost>;
   get(id: number, withRel?: PostQuery["with"]): Promise<LoadedPost | undefined>;
+  getMany(ids: number[], withRel?: PostQuery["with"]): Promise<Map<number, LoadedPost>>;
+  /** Every post id in the translation groups of these ids (the ids included). */
+  translationsOf(ids: number[]): Promise<number[]>;
+  /** Publishes `future` posts whose time has come (there is no cron); returns their ids. */
+  publishDue(): Promise<number[]>;
   /** Lowest id among posts of the type with that slug (any status but trash), preferring `language`. */
   getBySlug(type: string, slug: string, opts?: { language?: string; withRel?: PostQuery["with"] }): Promise<LoadedPost | undefined>;
   find(query: PostQuery): Promise<PostPage>;

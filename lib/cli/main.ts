@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import express from "express";
-import { createSite, Site } from "../site";
+import { createSite } from "../site";
 import { ROLE_NAMES, RoleName } from "../users/types";
 import { generateFixture, loadFixture, resolveFixture, writeFixture, FixtureProgress } from "../fixtures";
 import { integer, parse, Parsed, required, str, UsageError } from "./args";

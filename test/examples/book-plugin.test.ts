@@ -3,13 +3,16 @@ import { registerBookPlugin } from "../../examples/book-plugin";
 import { forEachDatabase } from "../support/databases";
 import { startTestSite, TestSite } from "../support/site";
 
-forEachDatabase("examples/book-plugin: a host's own post type, taxonomy and namespace", (target) => {
+forEachDatabase("examples/book-plugin: a host's own post type, taxonomy and namespace", (db) => {
   let t: TestSite;
+  let dropDb: () => Promise<void>;
   const admin = { login: "librarian", password: "shelve-it-1234" };
   const reader = { login: "reader", password: "read-only-1234" };
 
   before(async () => {
-    t = await startTestSite({ target: target() });
+    const created = await db.create();
+    dropDb = created.drop;
+    t = await startTestSite({ target: created.target });
     registerBookPlugin(t.site);
     await t.site.migrate();
     for (const [u, role] of [[admin, "administrator"], [reader, "subscriber"]] as const) {
@@ -17,7 +20,10 @@ forEachDatabase("examples/book-plugin: a host's own post type, taxonomy and name
       await t.site.engine.users.addAppPassword(rec.id, "test", u.password);
     }
   });
-  after(() => t.close());
+  after(async () => {
+    await t?.close();
+    await dropDb?.();
+  });
 
   it("appears in the site index next to the calendar", async () => {
     const res = await t.get("/wp-json/");
