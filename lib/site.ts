@@ -82,6 +82,15 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     if (options.timezone !== undefined) await engine.options.set("timezone", options.timezone);
     if (options.defaultLanguage !== undefined) await engine.options.set("default_language", options.defaultLanguage);
 
+    // WordPress publishes scheduled posts from cron; here a timer does it,
+    // and every process may run it (publishing is idempotent).
+    const publishDue = (): void => {
+      engine.posts.publishDue().catch((err: unknown) => options.logger?.error("publishing scheduled posts failed", err));
+    };
+    publishDue();
+    const scheduler = setInterval(publishDue, 30_000);
+    scheduler.unref();
+
     let closed = false;
     return {
       engine,
@@ -93,6 +102,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
       close: async () => {
         if (closed) return;
         closed = true;
+        clearInterval(scheduler);
         await close();
       },
     };
