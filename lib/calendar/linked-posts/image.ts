@@ -1,0 +1,123 @@
+import type { EngineApi } from "../../engine-api";
+import type { CurrentUser } from "../../users/types";
+import { isWpInteger } from "../../routes/coerce";
+import { ATTACHMENT } from "../post-types";
+
+/**
+ * The `image` field of venues and organizers (and of events, same rules,
+ * calendar-api.md §4.3): the ID of an image attachment, or a URL. A URL is
+ * reused when an attachment already has it; otherwise it must answer 200
+ * with an image content type and becomes a new attachment (calpress keeps
+ * the remote URL, it stores no files). Only users who may upload files may
+ * give a URL. `""` or `0` means "no image".
+ */
+
+export type ImagePlan =
+  | { action: "none" }
+  | { action: "clear" }
+  | { action: "attach"; id: number }
+  | { action: "import"; url: string; mimeType: string };
+
+/** How long a remote image may take to answer. */
+const FETCH_TIMEOUT_MS = 10_000;
+
+export function isEmptyImage(value: unknown): boolean {
+  return value === "" || value === 0 || value === "0" || value === false;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return (u.protocol === "http:" || u.protocol === "https:") && u.host !== "";
+  } catch {
+    return false;
+  }
+}
+
+async function imageAttachment(engine: EngineApi, id: number): Promise<boolean> {
+  const post = await engine.posts.get(id);
+  return post !== undefined && post.type === ATTACHMENT && String(post.fields.mime_type ?? "").startsWith("image/");
+}
+
+/** The shape check every caller can run without a user: an existing image attachment ID, an http(s) URL, or empty. */
+export async function checkImageValue(value: unknown, engine: EngineApi): Promise<string | null> {
+  if (isEmptyImage(value)) return null;
+  if (isWpInteger(value)) {
+    return (await imageAttachment(engine, Number(value))) ? null : "The image must be the ID of an image attachment.";
+  }
+  if (typeof value === "string" && isHttpUrl(value.trim())) return null;
+  return "The image must be an attachment ID or an image URL.";
+}
+
+async function attachmentByUrl(engine: EngineApi, url: string): Promise<number | undefined> {
+  const found = await engine.posts.find({ type: ATTACHMENT, where: [{ field: "url", op: "=", value: url }], perPage: 1, noTotal: true, orderBy: [{ field: "id", dir: "asc" }] });
+  return found.posts[0]?.id;
+}
+
+/** The content type of a reachable image URL, or null (not 200, not an image, unreachable, too slow). */
+async function remoteImageType(url: string): Promise<string | null> {
+  try {
+    const res = await fetch(url, { method: "GET", redirect: "follow", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    // Only the headers matter; do not download the file.
+    await res.body?.cancel().catch(() => undefined);
+    if (res.status !== 200) return null;
+    const type = (res.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    return type.startsWith("image/") ? type : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Decides what to do with an `image` value for this user, doing any network
+ * check now so that no database transaction waits on it. Returns a plan or
+ * an error message.
+ */
+export async function planImage(
+  engine: EngineApi,
+  value: unknown,
+  user: CurrentUser | null,
+): Promise<{ plan: ImagePlan } | { error: string }> {
+  if (value === undefined || value === null) return { plan: { action: "none" } };
+  if (isEmptyImage(value)) return { plan: { action: "clear" } };
+  const shape = await checkImageValue(value, engine);
+  if (shape !== null) return { error: shape };
+  if (isWpInteger(value)) return { plan: { action: "attach", id: Number(value) } };
+  const url = String(value).trim();
+  // The original sideloads URLs through media_sideload_image, which needs upload_files.
+  if (!user || !user.can("upload_files")) return { error: "You are not allowed to add images by URL." };
+  const existing = await attachmentByUrl(engine, url);
+  if (existing !== undefined) return { plan: { action: "attach", id: existing } };
+  const mimeType = await remoteImageType(url);
+  if (mimeType === null) return { error: "The image URL does not answer with an image." };
+  return { plan: { action: "import", url, mimeType } };
+}
+
+/** Carries out a plan inside the write: the attachment ID to store, `null` to clear, `undefined` to leave as is. */
+export async function applyImagePlan(engine: EngineApi, plan: ImagePlan, user: CurrentUser | null): Promise<number | null | undefined> {
+  switch (plan.action) {
+    case "none":
+      return undefined;
+    case "clear":
+      return null;
+    case "attach":
+      return plan.id;
+    case "import": {
+      // Another request may have imported the same URL meanwhile.
+      const existing = await attachmentByUrl(engine, plan.url);
+      if (existing !== undefined) return existing;
+      const file = decodeURIComponent(new URL(plan.url).pathname.split("/").pop() ?? "");
+      const attachment = await engine.posts.create(
+        {
+          type: ATTACHMENT,
+          status: "publish",
+          title: file.replace(/\.[^.]*$/, "") || "image",
+          author: user?.id ?? 0,
+          fields: { url: plan.url, mime_type: plan.mimeType },
+        },
+        user,
+      );
+      return attachment.id;
+    }
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * The namespace index `GET /calendar/events/v1` (rest-conventions.md §7.1,
+ * languages.md §2.1): route keys in registration order, the index's own
+ * args, `i18n_language` on every endpoint, per-request defaults shown.
+ */
+import { expect } from "chai";
+import { forEachDatabase, type TestDatabase } from "../support/databases";
+import { startTestSite, type TestSite } from "../support/site";
+
+const ROUTES = [
+  "/calendar/events/v1",
+  "/calendar/events/v1/doc",
+  "/calendar/events/v1/events",
+  "/calendar/events/v1/events/(?P<id>\\d+)",
+  "/calendar/events/v1/events/by-slug/(?P<slug>[^/]+)",
+  "/calendar/events/v1/venues",
+  "/calendar/events/v1/venues/(?P<id>\\d+)",
+  "/calendar/events/v1/venues/by-slug/(?P<slug>[^/]+)",
+  "/calendar/events/v1/organizers",
+  "/calendar/events/v1/organizers/(?P<id>\\d+)",
+  "/calendar/events/v1/organizers/by-slug/(?P<slug>[^/]+)",
+  "/calendar/events/v1/categories",
+  "/calendar/events/v1/categories/(?P<id>\\d+)",
+  "/calendar/events/v1/tags",
+  "/calendar/events/v1/tags/(?P<id>\\d+)",
+];
+
+const LANGUAGE_ARG = { type: "string", enum: ["nl", "en", "fi", "fr", "de", "it", "no"], required: false };
+
+interface Endpoint {
+  methods: string[];
+  args: Record<string, Record<string, unknown> & { required: boolean }>;
+}
+interface Route {
+  namespace: string;
+  methods: string[];
+  endpoints: Endpoint[];
+  _links?: { self: Array<{ href: string }> };
+}
+
+forEachDatabase("namespace index", (target) => {
+  let db: TestDatabase;
+  let ts: TestSite;
+  let routes: Record<string, Route>;
+
+  before(async () => {
+    db = await target.create();
+    ts = await startTestSite({ target: db.target, fixture: "minimal" });
+    const res = await ts.get("");
+    expect(res.status).to.equal(200);
+    routes = res.body.routes;
+  });
+
+  after(async () => {
+    await ts?.close();
+    await db?.drop();
+  });
+
+  it("lists the routes in the order of rest-conventions.md §7.1, with _links.up", async () => {
+    const res = await ts.get("");
+    expect(res.body.namespace).to.equal("calendar/events/v1");
+    expect(Object.keys(res.body.routes)).to.deep.equal(ROUTES);
+    expect(res.body._links).to.deep.equal({ up: [{ href: ts.root }] });
+    // Same through ?rest_route= and with a trailing slash.
+    expect(Object.keys((await ts.get("/wp-json/calendar/events/v1/")).body.routes)).to.deep.equal(ROUTES);
+    expect(Object.keys((await ts.get("/?rest_route=/calendar/events/v1")).body.routes)).to.deep.equal(ROUTES);
+  });
+
+  it("merges the endpoints of each path, unions methods, links routes without placeholders", () => {
+    expect(routes["/calendar/events/v1/venues"].methods).to.deep.equal(["GET", "POST"]);
+    expect(routes["/calendar/events/v1/venues/(?P<id>\\d+)"].methods).to.deep.equal(["GET", "DELETE", "POST", "PUT", "PATCH"]);
+    expect(routes["/calendar/events/v1/venues/(?P<id>\\d+)"].endpoints.map((e) => e.methods)).to.deep.equal([["GET"], ["DELETE"], ["POST", "PUT", "PATCH"]]);
+    expect(routes["/calendar/events/v1/categories/(?P<id>\\d+)"].methods).to.deep.equal(["GET", "DELETE", "POST", "PUT", "PATCH"]);
+    expect(routes["/calendar/events/v1/doc"].methods).to.deep.equal(["GET"]);
+    expect(routes["/calendar/events/v1/tags"]._links).to.deep.equal({ self: [{ href: `${ts.ns}/tags` }] });
+    expect(routes["/calendar/events/v1/tags/(?P<id>\\d+)"]).to.not.have.property("_links");
+    for (const route of Object.values(routes)) expect(route.namespace).to.equal("calendar/events/v1");
+  });
+
+  it("the index itself takes namespace and context (with defaults) and i18n_language", () => {
+    const args = routes["/calendar/events/v1"].endpoints[0].args;
+    expect(args.namespace).to.deep.equal({ default: "calendar/events/v1", required: false });
+    expect(args.context).to.deep.equal({ default: "view", required: false });
+    expect(args.i18n_language).to.deep.include(LANGUAGE_ARG);
+  });
+
+  it("every endpoint of every route has i18n_language", () => {
+    for (const [key, route] of Object.entries(routes)) {
+      for (const endpoint of route.endpoints) {
+        expect(endpoint.args, `${key} ${endpoint.methods.join()}`).to.have.property("i18n_language");
+        expect(endpoint.args.i18n_language, key).to.deep.include(LANGUAGE_ARG);
+      }
+    }
+  });
+
+  it("shows the args of the venue, organizer and term routes as the interface declares them", () => {
+    const venuesList = routes["/calendar/events/v1/venues"].endpoints[0].args;
+    expect(Object.keys(venuesList)).to.deep.equal(["page", "per_page", "search", "event", "has_events", "only_with_upcoming", "status", "i18n_language"]);
+    expect(venuesList.page).to.deep.include({ type: "integer", default: 1, required: false });
+    expect(venuesList.per_page).to.deep.include({ type: "integer", default: 10, required: false });
+    expect(venuesList.event).to.deep.include({ type: "integer", required: false });
+    expect(venuesList.has_events).to.not.have.property("type");
+    expect(venuesList.only_with_upcoming).to.deep.include({ default: false, required: false });
+    expect(venuesList.only_with_upcoming).to.not.have.property("type");
+    expect(venuesList.status).to.deep.include({ type: "string" });
+    const venueCreate = routes["/calendar/events/v1/venues"].endpoints[1].args;
+    expect(Object.keys(venueCreate).slice(0, 4)).to.deep.equal(["author", "date", "date_utc", "venue"]);
+    expect(venueCreate.venue).to.deep.include({ type: "string", required: true });
+    expect(venueCreate.author).to.deep.include({ type: "integer", required: false });
+    expect(venueCreate.author).to.not.have.property("default");
+    expect(venueCreate.address).to.deep.include({ type: "string", default: null, required: false });
+    expect(venueCreate.show_map).to.deep.include({ type: "string", default: null });
+    expect(venueCreate.image).to.deep.include({ type: "string", default: null });
+    const organizerCreate = routes["/calendar/events/v1/organizers"].endpoints[1].args;
+    expect(organizerCreate.organizer).to.deep.include({ type: "string", default: null, required: true });
+    expect(organizerCreate.author).to.deep.include({ type: "integer", default: null });
+    expect(organizerCreate.email).to.deep.include({ type: "string", default: null });
+    expect(organizerCreate).to.not.have.property("show_map");
+    const bySlugUpdate = routes["/calendar/events/v1/venues/by-slug/(?P<slug>[^/]+)"].endpoints[2].args;
+    expect(bySlugUpdate.slug).to.deep.include({ type: "string", required: true });
+    expect(bySlugUpdate.venue).to.deep.include({ required: false });
+    const cats = routes["/calendar/events/v1/categories"].endpoints[0].args;
+    expect(Object.keys(cats)).to.deep.equal(["page", "per_page", "search", "exclude", "include", "order", "orderby", "hide_empty", "parent", "post", "event", "slug", "i18n_language"]);
+    expect(cats.hide_empty).to.deep.include({ type: "boolean", default: 1 });
+    expect(cats.include).to.deep.include({ type: "array", items: { type: "integer" } });
+    const tags = routes["/calendar/events/v1/tags"].endpoints[0].args;
+    expect(tags).to.not.have.property("parent");
+    expect(routes["/calendar/events/v1/categories"].endpoints[1].args.name).to.deep.include({ type: "string", required: true });
+    expect(routes["/calendar/events/v1/tags"].endpoints[1].args).to.not.have.property("parent");
+    // Internal keys never show.
+    for (const route of Object.values(routes)) {
+      for (const endpoint of route.endpoints) {
+        for (const arg of Object.values(endpoint.args)) expect(arg).to.not.have.any.keys("validate", "sanitize", "docType", "location");
+      }
+    }
+  });
+
+  it("shows per-request defaults computed for the request", async () => {
+    const events = routes["/calendar/events/v1/events"].endpoints.find((e) => e.methods.includes("GET"))!.args;
+    expect(String(events.start_date.default)).to.match(/^\d{4}-\d{2}-\d{2} 00:00:00$/);
+    expect(String(events.end_date.default)).to.match(/^\d{4}-\d{2}-\d{2} 23:59:59$/);
+    expect(String(events.start_date.default) < String(events.end_date.default)).to.equal(true);
+    await ts.site.engine.options.set("posts_per_page", "7");
+    try {
+      // The option cache may serve the old value for a moment.
+      let shown: unknown;
+      for (let i = 0; i < 40; i++) {
+        shown = (await ts.get("")).body.routes["/calendar/events/v1/venues"].endpoints[0].args.per_page.default;
+        if (shown === 7) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(shown).to.equal(7);
+    } finally {
+      await ts.site.engine.options.set("posts_per_page", "10");
+    }
+  });
+
+  it("validates its own i18n_language", async () => {
+    const bad = await ts.get("", { query: { i18n_language: "EN" } });
+    expect(bad.status).to.equal(400);
+    expect(bad.body.code).to.equal("rest_invalid_param");
+    expect(bad.body.data.params).to.have.property("i18n_language");
+    expect((await ts.get("", { query: { i18n_language: "no" } })).status).to.equal(200);
+  });
+});
