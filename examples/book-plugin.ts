@@ -111,5 +111,5 @@ export function registerBookPlugin(site: Site): void {
         return toRecord(await engine.posts.trash(book.id));
       },
     },
-  ]);
+  ], { args: { id: { type: "integer", required: true, description: "Book ID." } } });
 }
