@@ -1,0 +1,120 @@
+import path from "node:path";
+import { parseArgs } from "node:util";
+
+export type BenchDb = "sqlite" | "postgres" | "mysql";
+
+export interface BenchOptions {
+  /** Fixture sizes, in the order they run. */
+  events: number[];
+  db: BenchDb;
+  /** Measured seconds per workload and target. */
+  duration: number;
+  /** Seconds of unmeasured load before each measurement. */
+  warmup: number;
+  connections: number;
+  quick: boolean;
+  /** 2: also measure read throughput of two calpress processes on one database (postgres only). */
+  processes: 1 | 2;
+  /** Fixture generator seed (fixed at 42 so runs compare). */
+  seed: number;
+  /** Only these workloads (a development aid; the default is all of them). */
+  workloads: string[] | undefined;
+  /** Where latest.json/.md/.svg go. */
+  outDir: string;
+}
+
+export class UsageError extends Error {}
+
+export const USAGE = `Usage: tsx bench/run.ts [options]
+
+  --events 10000,100000   fixture sizes to run (default 10000,100000; "10k" works too)
+  --db sqlite|postgres|mysql
+                          database (default sqlite). postgres and mysql create a fresh
+                          database next to CALPRESS_BENCH_PG_URL (default
+                          postgres://postgres@127.0.0.1:5432/) or CALPRESS_BENCH_MYSQL_URL
+                          (default mysql://root@127.0.0.1:3306/) and drop it afterwards
+  --duration <s>          measured seconds per workload (default 10)
+  --warmup <s>            unmeasured seconds before each measurement (default 2; 1 with --quick)
+  --connections <n>       concurrent keep-alive connections (default 16)
+  --processes 1|2         postgres only: also compare 1 vs 2 calpress processes behind
+                          a round-robin front (default 1)
+  --quick                 one size of 2000 events, 3 s per workload (a smoke run, under 2 minutes)
+  --workloads a,b         run only these workloads (development aid)
+  --out <dir>             results folder (default bench/results)
+  --help                  this text`;
+
+function positiveNumber(name: string, raw: string | undefined, fallback: number, integer: boolean): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new UsageError(`--${name} must be a positive ${integer ? "integer" : "number"}, not "${raw}"`);
+  }
+  return n;
+}
+
+/** "10000", "10k", "1.5k", "1m" → an event count. */
+function eventCount(raw: string): number {
+  const m = /^(\d+(?:\.\d+)?)([km]?)$/i.exec(raw.trim());
+  if (!m) throw new UsageError(`--events takes a comma-separated list of counts, not "${raw}"`);
+  const scale = m[2].toLowerCase() === "k" ? 1_000 : m[2].toLowerCase() === "m" ? 1_000_000 : 1;
+  const n = Math.round(Number(m[1]) * scale);
+  if (n < 1 || n > 10_000_000) throw new UsageError(`--events: ${raw} is out of range (1..10m)`);
+  return n;
+}
+
+export function parseBenchArgs(argv: string[], workloadNames: readonly string[]): BenchOptions | "help" {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      events: { type: "string" },
+      db: { type: "string" },
+      duration: { type: "string" },
+      warmup: { type: "string" },
+      connections: { type: "string" },
+      quick: { type: "boolean" },
+      processes: { type: "string" },
+      workloads: { type: "string" },
+      out: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) return "help";
+
+  const db = values.db ?? "sqlite";
+  if (db !== "sqlite" && db !== "postgres" && db !== "mysql") {
+    throw new UsageError(`--db must be sqlite, postgres or mysql, not "${db}"`);
+  }
+  const processes = values.processes ?? "1";
+  if (processes !== "1" && processes !== "2") throw new UsageError(`--processes must be 1 or 2, not "${processes}"`);
+  if (processes === "2" && db !== "postgres") {
+    // Two processes on one SQLite file would measure SQLite's file locking, not calpress.
+    throw new UsageError("--processes 2 needs --db postgres");
+  }
+
+  const quick = values.quick === true;
+  const events = values.events !== undefined ? values.events.split(",").filter((s) => s.trim() !== "").map(eventCount) : quick ? [2000] : [10_000, 100_000];
+  if (events.length === 0) throw new UsageError("--events needs at least one size");
+
+  let workloads: string[] | undefined;
+  if (values.workloads !== undefined) {
+    workloads = values.workloads.split(",").map((s) => s.trim()).filter((s) => s !== "");
+    const unknown = workloads.filter((w) => !workloadNames.includes(w));
+    if (unknown.length > 0) throw new UsageError(`unknown workload(s) ${unknown.join(", ")} (known: ${workloadNames.join(", ")})`);
+  }
+
+  return {
+    events,
+    db,
+    duration: positiveNumber("duration", values.duration, quick ? 3 : 10, false),
+    // The quick run keeps under two minutes on 2 cores only with a shorter warm-up.
+    warmup: values.warmup === "0" ? 0 : positiveNumber("warmup", values.warmup, quick ? 1 : 2, false),
+    connections: positiveNumber("connections", values.connections, 16, true),
+    quick,
+    processes: processes === "2" ? 2 : 1,
+    seed: 42,
+    workloads,
+    outDir: path.resolve(values.out ?? path.join(__dirname, "results")),
+  };
+}

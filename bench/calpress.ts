@@ -1,0 +1,116 @@
+import fs from "node:fs";
+import path from "node:path";
+import { log } from "./log";
+import { Child, REPO_ROOT, RssSampler, runToEnd, spawnNode, tsNodeArgs, waitForLine } from "./proc";
+
+/**
+ * Running the calpress CLI in child processes: the built `dist/cli.js` when
+ * there is one, else the TypeScript source through tsx's loader. tsx runs
+ * in-process (`node --import tsx`), not through `npx tsx`, whose wrapper
+ * processes would make the RSS of the pid we watch meaningless.
+ */
+export const BENCH_USER = { login: "bench", password: "bench-pass-1234", role: "administrator" } as const;
+
+export interface Runner {
+  kind: "dist" | "tsx";
+  args: string[];
+  /** How the report names it. */
+  describe: string;
+  /** Set when the figures would not be those of the current shipped code (a stale build, or no build). */
+  staleWarning?: string;
+}
+
+/** Newest modification time of a .ts file under `dir` (ms). */
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(full));
+    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * CALPRESS_BENCH_CLI=<path to a built cli.js> picks a build explicitly;
+ * otherwise dist/cli.js when it exists, else the sources through tsx.
+ */
+export function cliRunner(): Runner {
+  const explicit = process.env.CALPRESS_BENCH_CLI;
+  const dist = explicit ? path.resolve(explicit) : path.join(REPO_ROOT, "dist", "cli.js");
+  if (explicit && !fs.existsSync(dist)) throw new Error(`CALPRESS_BENCH_CLI=${explicit}: no such file`);
+  if (fs.existsSync(dist)) {
+    const built = fs.statSync(dist).mtimeMs;
+    const stale = newestSource(path.join(REPO_ROOT, "lib")) > built;
+    return {
+      kind: "dist",
+      args: [dist],
+      describe: dist.startsWith(`${REPO_ROOT}${path.sep}`) ? path.relative(REPO_ROOT, dist) : dist,
+      staleWarning: stale && !explicit ? `${dist} is older than lib/: run "npm run build" first, or the figures are those of old code` : undefined,
+    };
+  }
+  // The loader keeps the esbuild compiler in the process: RSS is higher than a build's.
+  return {
+    kind: "tsx",
+    args: tsNodeArgs("lib/cli.ts"),
+    describe: "lib/cli.ts through tsx",
+    staleWarning: 'no dist/cli.js, so calpress ran through the tsx loader, which adds tens of MB of RSS (213 vs 138 MB at 500 events in one run) and compiles at start-up: run "npm run build" first for figures of the shipped code',
+  };
+}
+
+/** Generates the deterministic fixture and loads it into `target` (one child process); returns seconds taken. */
+export async function loadFixture(runner: Runner, target: string, events: number, seed: number): Promise<number> {
+  const started = process.hrtime.bigint();
+  const child = spawnNode({
+    label: `fixture ${events}`,
+    args: [...runner.args, "fixture", "generate", "--events", String(events), "--seed", String(seed), "--db", target],
+    // The loader prints milestone lines (every tenth of a phase): useful progress for a long load.
+    echoStderr: true,
+  });
+  await runToEnd(child);
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+export interface Server {
+  child: Child;
+  /** e.g. http://127.0.0.1:41234 */
+  origin: string;
+  /** REST root path with a trailing slash, e.g. /wp-json/ */
+  restRoot: string;
+  rss: RssSampler;
+}
+
+const READY = /^calpress listening on (http:\/\/[^/\s]+)(\/\S*)$/;
+
+export async function startServer(runner: Runner, target: string, label: string): Promise<Server> {
+  const child = spawnNode({
+    label,
+    args: [
+      ...runner.args,
+      "serve",
+      "--port",
+      "0",
+      "--host",
+      "127.0.0.1",
+      "--db",
+      target,
+      "--user",
+      `${BENCH_USER.login}:${BENCH_USER.password}:${BENCH_USER.role}`,
+    ],
+  });
+  // Sample from the start: start-up (schema check, caches) counts towards the maximum too.
+  const rss = new RssSampler(child.pid);
+  const m = await waitForLine(child, READY, 120_000);
+  log(`${label} ready at ${m[1]}${m[2]} (pid ${child.pid}, ${runner.kind})`);
+  void child.exited.then((code) => {
+    // An exit we did not ask for is worth a loud line: every later request fails.
+    if (!child.stopping()) log(`${label} exited unexpectedly (${code}); last stderr:\n${child.recentStderr().slice(-10).join("\n")}`);
+  });
+  return { child, origin: m[1], restRoot: m[2].endsWith("/") ? m[2] : `${m[2]}/`, rss };
+}
+
+export async function stopServer(server: Server): Promise<number> {
+  const rssMax = server.rss.stop();
+  await server.child.stop();
+  return rssMax;
+}

@@ -1,0 +1,114 @@
+import knexFactory from "knex";
+import { configFromTarget } from "../lib/db/target";
+
+/**
+ * What the workloads need to know about the loaded data: every published
+ * event's id, slug and title (for the random item reads, and to update
+ * events without changing what search finds), a category with many events,
+ * and a word that occurs in titles.
+ *
+ * Read straight from the core `posts`/`terms` tables (lib/db/migrations.ts)
+ * rather than through the REST API: listing 100k events 50 at a time would
+ * take longer than the benchmark, and a sample would flatter any cache.
+ */
+export interface CatalogEvent {
+  id: number;
+  slug: string;
+  title: string;
+}
+
+export interface Catalog {
+  events: CatalogEvent[];
+  /** The event category with the most published events. */
+  categoryId: number;
+  categoryEvents: number;
+  searchWord: string;
+  searchHits: number;
+  /** A venue id (writes link their new events to it). */
+  venueId: number | undefined;
+  language: string;
+}
+
+/** Post type and taxonomy names of lib/calendar/post-types.ts. */
+const EVENT_TYPE = "event";
+const VENUE_TYPE = "venue";
+const CATEGORY_TAXONOMY = "calendar_events_cat";
+
+/** Words too common to test search (they match nearly every title). */
+const STOP_WORDS = new Set(["the", "and", "for", "with", "from", "night"]);
+
+export async function readCatalog(target: string): Promise<Catalog> {
+  const knex = knexFactory(configFromTarget(target));
+  try {
+    // Item reads without a language parameter resolve in the site's main
+    // language; the commonest language among events is that language.
+    const langs = (await knex("posts")
+      .select("language")
+      .count({ n: "*" })
+      .where({ type: EVENT_TYPE, status: "publish" })
+      .groupBy("language")
+      .orderBy("n", "desc")) as { language: string; n: number | string }[];
+    if (langs.length === 0) throw new Error("the database has no published events: did the fixture load?");
+    const language = langs[0].language;
+
+    const rows = (await knex("posts")
+      .select("id", "slug", "title")
+      // Password-protected events answer 403 to anonymous readers: not what the item workloads measure.
+      .where({ type: EVENT_TYPE, status: "publish", password: "", language })
+      .whereNot("slug", "")
+      .orderBy("id")) as { id: number | string; slug: string; title: string }[];
+    const events = rows.map((r) => ({ id: Number(r.id), slug: r.slug, title: r.title }));
+
+    const cats = (await knex("term_relationships as tr")
+      .join("terms as t", "t.id", "tr.term_id")
+      .join("posts as p", "p.id", "tr.object_id")
+      .where({ "t.taxonomy": CATEGORY_TAXONOMY, "p.type": EVENT_TYPE, "p.status": "publish" })
+      .select("t.id as id")
+      .count({ n: "*" })
+      .groupBy("t.id")
+      .orderBy([{ column: "n", order: "desc" }, { column: "t.id", order: "asc" }])
+      .limit(1)) as { id: number | string; n: number | string }[];
+    if (cats.length === 0) throw new Error("no event category has published events");
+
+    const venue = (await knex("posts").select("id").where({ type: VENUE_TYPE, status: "publish" }).orderBy("id").first()) as
+      | { id: number | string }
+      | undefined;
+
+    const { word, hits } = pickSearchWord(events.map((e) => e.title));
+    return {
+      events,
+      categoryId: Number(cats[0].id),
+      categoryEvents: Number(cats[0].n),
+      searchWord: word,
+      searchHits: hits,
+      venueId: venue ? Number(venue.id) : undefined,
+      language,
+    };
+  } finally {
+    await knex.destroy();
+  }
+}
+
+/**
+ * A title word that selects about 5% of the events: selective enough to be a
+ * real search, common enough to fill a page. Ties go to the alphabetically
+ * first word so that the choice is the same on every run.
+ */
+export function pickSearchWord(titles: string[]): { word: string; hits: number } {
+  const counts = new Map<string, number>();
+  for (const title of titles) {
+    const words = new Set(title.toLowerCase().match(/[a-z]{4,}/g) ?? []);
+    for (const w of words) if (!STOP_WORDS.has(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
+  }
+  if (counts.size === 0) throw new Error("no title has a word of four letters or more to search for");
+  const goal = titles.length * 0.05;
+  let best = "";
+  let bestHits = 0;
+  for (const [w, n] of [...counts].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    if (best === "" || Math.abs(n - goal) < Math.abs(bestHits - goal)) {
+      best = w;
+      bestHits = n;
+    }
+  }
+  return { word: best, hits: bestHits };
+}

@@ -1,0 +1,175 @@
+import type { IncomingHttpHeaders } from "node:http";
+import autocannon from "autocannon";
+import { BENCH_USER } from "./calpress";
+import { onCleanup } from "./proc";
+import { BenchRequest, isConstant, requestStream, Workload } from "./workloads";
+
+/**
+ * Drives one workload against one server with autocannon's programmatic
+ * API: a warm-up run whose numbers are thrown away, then the measured run.
+ *
+ * Latencies come from autocannon's per-response event (float milliseconds
+ * from process.hrtime) rather than from its summary histogram, which keeps
+ * whole milliseconds only: a 2 ms target needs finer steps than that.
+ * Only 2xx responses count towards throughput and latency, so a route that
+ * fails fast cannot look fast; everything else is counted and reported.
+ */
+export interface DriveStats {
+  /** 2xx responses per second of the measured run. */
+  rps: number;
+  /** All responses per second, whatever their status. */
+  rpsAll: number;
+  p50: number;
+  p99: number;
+  /** Responses received (any status). */
+  responses: number;
+  ok: number;
+  non2xx: number;
+  /** Connection errors, including timeouts. */
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+  /** A few non-2xx answers ("500 POST /path: body…"), so that a flagged result says what went wrong. */
+  errorSamples: string[];
+  seconds: number;
+}
+
+export interface DriveOptions {
+  /** http://host:port */
+  origin: string;
+  workload: Workload;
+  seed: number;
+  connections: number;
+  duration: number;
+  warmup: number;
+}
+
+const AUTH = `Basic ${Buffer.from(`${BENCH_USER.login}:${BENCH_USER.password}`).toString("base64")}`;
+
+/** The autocannon request for one of ours. Headers are always a fresh object: autocannon writes Content-Length into it. */
+function toAutocannon(base: autocannon.Request, r: BenchRequest): autocannon.Request {
+  const headers: IncomingHttpHeaders = {};
+  if (r.body !== undefined) headers["content-type"] = "application/json";
+  if (r.auth) headers.authorization = AUTH;
+  return { ...base, method: r.method, path: r.path, headers, body: r.body };
+}
+
+/** What setupRequest leaves in autocannon's per-connection context for onResponse to name the failing request. */
+interface SentContext {
+  sent?: string;
+}
+
+const MAX_SAMPLES = 5;
+
+function requestsFor(workload: Workload, seed: number, samples: string[] | undefined): autocannon.Request[] {
+  const next = requestStream(workload, seed);
+  // autocannon collects every response body anyway, so looking at the failed ones costs nothing extra.
+  const onResponse = (status: number, body: string, context: object): void => {
+    if (!samples || (status >= 200 && status < 300) || samples.length >= MAX_SAMPLES) return;
+    const sent = (context as SentContext).sent ?? "?";
+    const line = `${status} ${sent}: ${body.replace(/\s+/g, " ").slice(0, 240)}`;
+    if (!samples.includes(line)) samples.push(line);
+  };
+  if (isConstant(workload)) {
+    // One prebuilt request, no per-request setup: the cheapest load generator for fixed URLs.
+    const r = next();
+    return [
+      {
+        method: r.method,
+        path: r.path,
+        onResponse: (status: number, body: string, context: object) => {
+          (context as SentContext).sent = `${r.method} ${r.path}`;
+          onResponse(status, body, context);
+        },
+      },
+    ];
+  }
+  return [
+    {
+      setupRequest: (req: autocannon.Request, context: object) => {
+        const r = next();
+        (context as SentContext).sent = `${r.method} ${r.path}`;
+        return toAutocannon(req, r);
+      },
+      onResponse,
+    },
+  ];
+}
+
+interface RunResult {
+  latencies: Float64Array;
+  count: number;
+  result: autocannon.Result;
+  statusCodes: Record<string, number>;
+  errorSamples: string[];
+}
+
+function runOnce(opts: DriveOptions, seconds: number, seed: number, record: boolean): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    let latencies = new Float64Array(1 << 16);
+    let count = 0;
+    const statusCodes: Record<string, number> = {};
+    const errorSamples: string[] = [];
+    // Registered per run, so it is the newest cleanup and runs first: a Ctrl-C stops the load
+    // before the servers are shut down, not while they are still being hammered.
+    let instance: autocannon.Instance | undefined;
+    const unregister = onCleanup("autocannon run", () => instance?.stop());
+    instance = autocannon(
+      {
+        url: opts.origin,
+        connections: opts.connections,
+        duration: seconds,
+        pipelining: 1,
+        timeout: 10,
+        requests: requestsFor(opts.workload, seed, record ? errorSamples : undefined),
+      },
+      (err: Error | null, result: autocannon.Result) => {
+        unregister();
+        if (err) reject(err);
+        else resolve({ latencies: latencies.subarray(0, count), count, result, statusCodes, errorSamples });
+      },
+    );
+    if (record) {
+      instance.on("response", (_client: autocannon.Client, status: number, _bytes: number, ms: number) => {
+        statusCodes[status] = (statusCodes[status] ?? 0) + 1;
+        if (status < 200 || status > 299) return;
+        if (count === latencies.length) {
+          const grown = new Float64Array(latencies.length * 2);
+          grown.set(latencies);
+          latencies = grown;
+        }
+        latencies[count++] = ms;
+      });
+    }
+  });
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  // Nearest rank: the smallest value with at least p% of the values at or below it.
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[rank - 1];
+}
+
+export async function drive(opts: DriveOptions): Promise<DriveStats> {
+  if (opts.warmup > 0) await runOnce(opts, opts.warmup, opts.seed + 7919, false);
+  const { latencies, result, statusCodes, errorSamples } = await runOnce(opts, opts.duration, opts.seed, true);
+  const sorted = latencies.slice().sort();
+  const responses = Object.values(statusCodes).reduce((a, b) => a + b, 0);
+  const ok = sorted.length;
+  const seconds = result.duration > 0 ? result.duration : opts.duration;
+  return {
+    rps: ok / seconds,
+    rpsAll: responses / seconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    responses,
+    ok,
+    non2xx: responses - ok,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes,
+    errorSamples,
+    seconds,
+  };
+}

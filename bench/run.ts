@@ -1,0 +1,279 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { BenchOptions, parseBenchArgs, USAGE, UsageError } from "./args";
+import { capture, CaptureResult } from "./capture";
+import { readCatalog } from "./catalog";
+import { startCeiling } from "./ceiling";
+import { cliRunner, loadFixture, Runner, Server, startServer, stopServer } from "./calpress";
+import { createDatabase } from "./db";
+import { drive, DriveStats } from "./drive";
+import { startFront } from "./front";
+import { fmt, log } from "./log";
+import { cleanupAll, installExitHandlers, onCleanup } from "./proc";
+import { BenchReport, round, ScaleOutRow, WorkloadResult, writeReport } from "./report";
+import { buildKinds, buildWorkloads, KindName, Workload, WORKLOAD_NAMES } from "./workloads";
+
+/**
+ * The calpress benchmark: for each fixture size, load a fresh database,
+ * start calpress and a ceiling server, drive every workload against both,
+ * and write bench/results/latest.{json,md,svg}. See bench/README.md.
+ */
+
+function seedOf(workload: Workload, base: number): number {
+  return base * 1000 + WORKLOAD_NAMES.indexOf(workload.name);
+}
+
+/** Everything that makes a result untrustworthy, in words. */
+function flagsFor(workload: Workload, calpress: DriveStats, ceiling: DriveStats | undefined, captured: CaptureResult): string[] {
+  const flags: string[] = [];
+  for (const { kind } of workload.mix) for (const f of captured.flags[kind.name] ?? []) flags.push(`${kind.name}: ${f}`);
+  if (calpress.ok === 0) flags.push("calpress sent no 2xx response");
+  if (calpress.non2xx > 0) {
+    const codes = Object.entries(calpress.statusCodes)
+      .filter(([c]) => !c.startsWith("2"))
+      .map(([c, n]) => `${n}×${c}`)
+      .join(", ");
+    flags.push(`calpress non-2xx: ${codes}`);
+    for (const sample of calpress.errorSamples.slice(0, 2)) flags.push(`e.g. ${sample}`);
+  }
+  if (calpress.errors > 0) flags.push(`calpress connection errors: ${calpress.errors} (${calpress.timeouts} timeouts)`);
+  if (ceiling && (ceiling.non2xx > 0 || ceiling.errors > 0)) flags.push(`ceiling: ${ceiling.non2xx} non-2xx, ${ceiling.errors} errors`);
+  return flags;
+}
+
+function assertAlive(server: Server): void {
+  if (server.child.proc.exitCode !== null || server.child.proc.signalCode !== null) {
+    throw new Error(`${server.child.label} is no longer running; last stderr:\n${server.child.recentStderr().slice(-10).join("\n")}`);
+  }
+}
+
+async function runSize(opts: BenchOptions, runner: Runner, events: number, report: BenchReport): Promise<void> {
+  log(`=== ${events.toLocaleString("en")} events on ${opts.db} ===`);
+  const db = await createDatabase(opts.db, events);
+  log(`loading the generated fixture (seed ${opts.seed}) into ${db.target}`);
+  const loadS = await loadFixture(runner, db.target, events, opts.seed);
+  log(`loaded in ${fmt(loadS, 1)} s`);
+
+  const catalog = await readCatalog(db.target);
+  log(
+    `catalog: ${catalog.events.length} readable published events; category ${catalog.categoryId} (${catalog.categoryEvents} events); ` +
+      `search "${catalog.searchWord}" (${catalog.searchHits} titles)`,
+  );
+
+  const server = await startServer(runner, db.target, `calpress ${events}`);
+  const kinds = buildKinds({ catalog, restRoot: server.restRoot });
+  const workloads = buildWorkloads({ catalog, restRoot: server.restRoot }).filter((w) => !opts.workloads || opts.workloads.includes(w.name));
+  const needed = new Set<KindName>(workloads.flatMap((w) => w.mix.map((m) => m.kind.name)));
+
+  log("capturing one real response per request kind for the ceiling");
+  const captured = await capture(server.origin, Object.values(kinds).filter((k) => needed.has(k.name)), opts.seed);
+  log(`captured: ${Object.entries(captured.bytes).map(([k, b]) => `${k} ${b} B`).join(", ")}`);
+  const specDir = fs.mkdtempSync(path.join(os.tmpdir(), "calpress-ceiling-"));
+  onCleanup(`ceiling spec ${specDir}`, () => fs.rmSync(specDir, { recursive: true, force: true }));
+  const specFile = path.join(specDir, "spec.json");
+  fs.writeFileSync(specFile, JSON.stringify(captured.spec));
+  const ceiling = await startCeiling(specFile);
+
+  for (const workload of workloads) {
+    assertAlive(server);
+    const seed = seedOf(workload, opts.seed);
+    const common = { workload, seed, connections: opts.connections, duration: opts.duration, warmup: opts.warmup };
+    const stderrBefore = server.child.stderrCount();
+    const c = await drive({ ...common, origin: server.origin });
+    const newStderr = Math.min(server.child.stderrCount() - stderrBefore, 40);
+    const k = await drive({ ...common, origin: ceiling.origin });
+    const flags = flagsFor(workload, c, k, captured);
+    const result: WorkloadResult = {
+      workload: workload.name,
+      events,
+      db: opts.db,
+      rps: round(c.rps, 1),
+      p50_ms: round(c.p50, 3),
+      p99_ms: round(c.p99, 3),
+      ceiling_rps: round(k.rps, 1),
+      ratio: k.rps > 0 ? round(c.rps / k.rps, 3) : Number.NaN,
+      ceiling_p50_ms: round(k.p50, 3),
+      ceiling_p99_ms: round(k.p99, 3),
+      requests: c.responses,
+      non2xx: c.non2xx,
+      errors: c.errors,
+      timeouts: c.timeouts,
+      status_codes: c.statusCodes,
+      ceiling_non2xx: k.non2xx,
+      ceiling_errors: k.errors,
+      flagged: flags.length > 0,
+      flags,
+    };
+    report.results.push(result);
+    log(
+      `${workload.name.padEnd(15)} calpress ${fmt(c.rps, 0).padStart(6)} rps p50 ${fmt(c.p50)} ms p99 ${fmt(c.p99)} ms | ` +
+        `ceiling ${fmt(k.rps, 0).padStart(6)} rps p50 ${fmt(k.p50)} ms | ratio ${fmt(result.ratio, 3)}` +
+        (flags.length > 0 ? ` | FLAGGED: ${flags.join("; ")}` : ""),
+    );
+    if (flags.length > 0 && newStderr > 0) {
+      // calpress's own account of the failures (a 500's body says little).
+      log(`calpress stderr during ${workload.name} (last ${Math.min(newStderr, 15)} of ${newStderr} lines):`);
+      for (const line of server.child.recentStderr().slice(-Math.min(newStderr, 15))) process.stderr.write(`  [calpress] ${line}\n`);
+    }
+  }
+
+  await ceiling.child.stop();
+  const rssMax = await stopServer(server);
+  log(`calpress max RSS ${fmt(rssMax, 0)} MB`);
+  report.sizes.push({ events, db: opts.db, load_s: round(loadS, 2), rss_mb_max: round(rssMax, 1), response_bytes: captured.bytes });
+
+  if (opts.processes === 2) {
+    const rows = await scaleOut(opts, runner, db.target, events, workloads, captured);
+    report.scale_out ??= { db: opts.db, via: "a round-robin TCP front (bench/front.ts: each connection goes to the next process)", results: [] };
+    report.scale_out.results.push(...rows);
+  }
+  await db.drop();
+}
+
+/**
+ * Read throughput of one calpress process and of two on the same database,
+ * both through the same round-robin front so that only the process count
+ * differs between the two columns.
+ */
+async function scaleOut(
+  opts: BenchOptions,
+  runner: Runner,
+  target: string,
+  events: number,
+  workloads: Workload[],
+  captured: CaptureResult,
+): Promise<ScaleOutRow[]> {
+  const reads = workloads.filter((w) => w.readOnly);
+  const measure = async (servers: Server[]): Promise<Map<string, DriveStats>> => {
+    const front = await startFront(servers.map((s) => s.origin.replace(/^http:\/\//, "")));
+    const out = new Map<string, DriveStats>();
+    try {
+      for (const w of reads) {
+        for (const s of servers) assertAlive(s);
+        const stats = await drive({ workload: w, seed: seedOf(w, opts.seed), connections: opts.connections, duration: opts.duration, warmup: opts.warmup, origin: front.origin });
+        out.set(w.name, stats);
+        log(`scale-out ${servers.length}p ${w.name.padEnd(15)} ${fmt(stats.rps, 0).padStart(6)} rps p50 ${fmt(stats.p50)} ms`);
+      }
+    } finally {
+      await front.child.stop();
+    }
+    return out;
+  };
+  log(`=== scale-out: 1 vs 2 calpress processes on one ${opts.db} database (${events.toLocaleString("en")} events) ===`);
+  const a = await startServer(runner, target, "calpress A");
+  let one: Map<string, DriveStats>;
+  let two: Map<string, DriveStats>;
+  try {
+    one = await measure([a]);
+    // Started only now, so the second process does not take CPU while one process is measured.
+    const b = await startServer(runner, target, "calpress B");
+    try {
+      two = await measure([a, b]);
+    } finally {
+      await stopServer(b);
+    }
+  } finally {
+    await stopServer(a);
+  }
+  const rows: ScaleOutRow[] = reads.map((w) => {
+    const s1 = one.get(w.name) as DriveStats;
+    const s2 = two.get(w.name) as DriveStats;
+    const flags = [...flagsFor(w, s1, undefined, captured), ...flagsFor(w, s2, undefined, captured).map((f) => `2p: ${f}`)];
+    return {
+      workload: w.name,
+      events,
+      rps_1: round(s1.rps, 1),
+      p50_1_ms: round(s1.p50, 3),
+      rps_2: round(s2.rps, 1),
+      p50_2_ms: round(s2.p50, 3),
+      speedup: s1.rps > 0 ? round(s2.rps / s1.rps, 3) : Number.NaN,
+      flagged: flags.length > 0,
+      flags: [...new Set(flags)],
+    };
+  });
+  return rows;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let opts: BenchOptions;
+  try {
+    const parsed = parseBenchArgs(argv, WORKLOAD_NAMES);
+    if (parsed === "help") {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    opts = parsed;
+  } catch (err) {
+    // parseArgs throws TypeErrors with a code for unknown or malformed options.
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      process.stderr.write(`bench: ${(err as Error).message}\n${USAGE}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  installExitHandlers();
+  const runner = cliRunner();
+  const cpus = os.cpus();
+  const report: BenchReport = {
+    generated_at: new Date().toISOString(),
+    machine: {
+      cpus: cpus.length,
+      node: process.version,
+      cpu_model: cpus[0]?.model.trim() ?? "unknown",
+      platform: `${os.platform()} ${os.release()}`,
+      load_avg_at_start: os.loadavg().map((l) => round(l, 2)),
+    },
+    settings: {
+      command: ["tsx bench/run.ts", ...argv].join(" "),
+      duration_s: opts.duration,
+      warmup_s: opts.warmup,
+      connections: opts.connections,
+      quick: opts.quick,
+      seed: opts.seed,
+      runner: runner.describe,
+    },
+    warnings: [],
+    results: [],
+    sizes: [],
+  };
+  const perSize = (opts.workloads?.length ?? WORKLOAD_NAMES.length) * 2 * (opts.warmup + opts.duration);
+  log(
+    `sizes ${opts.events.join(", ")} on ${opts.db}; ${opts.connections} connections; ${opts.warmup} s warm-up + ${opts.duration} s per workload and server ` +
+      `(~${Math.round(perSize)} s of load per size); calpress from ${report.settings.runner}`,
+  );
+  if (runner.staleWarning) report.warnings.push(runner.staleWarning);
+  if (report.machine.load_avg_at_start[0] > cpus.length * 0.5) {
+    report.warnings.push(`load average ${report.machine.load_avg_at_start[0]} at start on ${cpus.length} CPUs: other work on this machine lowers the figures`);
+  }
+  for (const w of report.warnings) log(`WARNING: ${w}`);
+  try {
+    for (const events of opts.events) {
+      await runSize(opts, runner, events, report);
+      // After every size: a later failure still leaves the finished sizes on disk.
+      writeReport(opts.outDir, report);
+    }
+  } catch (err) {
+    log(`FAILED: ${(err as Error).message}`);
+    if (report.results.length > 0) {
+      const files = writeReport(opts.outDir, report);
+      log(`partial results written to ${files.md}`);
+    }
+    await cleanupAll();
+    return 1;
+  }
+  await cleanupAll();
+  const files = writeReport(opts.outDir, report);
+  const flagged = report.results.filter((r) => r.flagged).length;
+  log(`done: ${files.json}, ${files.md}, ${files.svg}${flagged > 0 ? ` — ${flagged} result(s) FLAGGED, see the report` : ""}`);
+  return flagged > 0 ? 3 : 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  async (err: Error) => {
+    log(`crashed: ${err.stack ?? err.message}`);
+    await cleanupAll();
+    process.exit(1);
+  },
+);
