@@ -1,0 +1,155 @@
+/**
+ * Dates of the events resource: how request values become stored event
+ * times and publication dates (calendar-api.md §4.3, §4.4), and how the list
+ * route turns its date arguments into bounds (§4.1). All zone arithmetic is
+ * done with luxon in the site's or the event's zone, never the process's.
+ */
+import { DateTime } from "luxon";
+import type { EngineApi } from "../../engine-api";
+import { parseMysql, zoneForLuxon } from "../../dates/format";
+import { parseApiDate, wallClockToInstant } from "../../dates/strtotime";
+
+export const SQL_FORMAT = "yyyy-MM-dd HH:mm:ss";
+const DAY_FORMAT = "yyyy-MM-dd";
+
+/** A date argument as the API accepts it: text for the date parser, or a Unix timestamp. */
+export type DateValue = string | number;
+
+/**
+ * "Now" for relative dates. The engine's own clock when it has one (tests
+ * pin it through EngineOptions.now), so that post dates and relative
+ * arguments agree; the real time otherwise.
+ */
+export function nowOf(engine: EngineApi): DateTime {
+  const clock = (engine as EngineApi & { now?: () => Date }).now;
+  return typeof clock === "function" ? DateTime.fromJSDate(clock.call(engine), { zone: "UTC" }) : DateTime.utc();
+}
+
+/** The site time-zone option as stored (IANA name, `UTC`, or a `UTC+N` label). */
+export async function siteZoneLabel(engine: EngineApi): Promise<string> {
+  return engine.options.timezone();
+}
+
+function isTimestamp(value: DateValue): boolean {
+  return typeof value === "number" || /^\s*\d+\s*$/.test(value);
+}
+
+/**
+ * Whether a value parses as a date argument (a timestamp, or text PHP's
+ * strtotime accepts). Text is checked in `zone`; whether a string parses
+ * does not depend on the zone, only its instant does.
+ */
+export function isParseableDate(value: unknown, zone = "UTC", now?: DateTime): boolean {
+  if (typeof value === "number") return Number.isFinite(value);
+  if (typeof value !== "string" || value.trim() === "") return false;
+  return parseApiDate(value, { zone: zoneForLuxon(zone), now }) !== null;
+}
+
+/**
+ * An event's `start_date` / `end_date` as an instant in the event's zone
+ * (calendar-api.md §4.4): text without an offset is the wall clock of
+ * `zoneLabel`. Quirk of the original, matched: a Unix timestamp sent without
+ * `timezone` becomes its UTC wall clock, which is then taken as a wall clock
+ * of the event's zone (the site zone); with `timezone`, the timestamp is the
+ * instant and the wall clock is that zone's.
+ */
+export function parseEventDate(value: DateValue, zoneLabel: string, timezoneSent: boolean, now: DateTime): DateTime | null {
+  const zone = zoneForLuxon(zoneLabel);
+  if (isTimestamp(value) && !timezoneSent) {
+    const utc = parseApiDate(value, { zone: "UTC", now });
+    if (!utc) return null;
+    return wallClockToInstant({ year: utc.year, month: utc.month, day: utc.day, hour: utc.hour, minute: utc.minute, second: utc.second }, zone);
+  }
+  const dt = parseApiDate(value, { zone, now });
+  return dt ? dt.setZone(zone) : null;
+}
+
+/** A stored event wall clock as an instant of its zone (DST gaps and overlaps resolved as PHP does). */
+export function storedEventDate(wallClock: string, zoneLabel: string): DateTime | null {
+  return parseMysql(wallClock, zoneForLuxon(zoneLabel));
+}
+
+/** The typed time fields of an event (lib/calendar/post-types.ts). */
+export interface EventTimeFields {
+  start_local: string;
+  end_local: string;
+  start_utc: string;
+  end_utc: string;
+  timezone: string;
+  all_day: boolean;
+}
+
+/**
+ * The stored time fields from a start and an end instant. All-day events
+ * span whole days of their zone: 00:00:00 of the start day to 23:59:59 of
+ * the end day (multi-day allowed), as the original stores them.
+ */
+export function eventTimeFields(start: DateTime, end: DateTime, zoneLabel: string, allDay: boolean): EventTimeFields {
+  const zone = zoneForLuxon(zoneLabel);
+  let s: DateTime = start.setZone(zone);
+  let e: DateTime = end.setZone(zone);
+  if (allDay) {
+    s = wallClockToInstant({ year: s.year, month: s.month, day: s.day }, zone);
+    e = wallClockToInstant({ year: e.year, month: e.month, day: e.day, hour: 23, minute: 59, second: 59 }, zone);
+  }
+  return {
+    start_local: s.toFormat(SQL_FORMAT),
+    end_local: e.toFormat(SQL_FORMAT),
+    start_utc: s.toUTC().toFormat(SQL_FORMAT),
+    end_utc: e.toUTC().toFormat(SQL_FORMAT),
+    timezone: zoneLabel,
+    all_day: allDay,
+  };
+}
+
+/**
+ * The publication `date` (calendar-api.md §4.3): the wall clock as written,
+ * stored without conversion to site time; the event zone (else the site
+ * zone) only places relative expressions and Unix timestamps.
+ */
+export function publicationDate(value: DateValue, zoneLabel: string, now: DateTime): string | null {
+  const dt = parseApiDate(value, { zone: zoneForLuxon(zoneLabel), now });
+  return dt ? dt.toFormat(SQL_FORMAT) : null;
+}
+
+/** `date_utc`: read in UTC, relative expressions on the UTC calendar. */
+export function publicationDateUtc(value: DateValue, now: DateTime): string | null {
+  const dt = parseApiDate(value, { zone: "UTC", now });
+  return dt ? dt.toUTC().toFormat(SQL_FORMAT) : null;
+}
+
+// ---------------------------------------------------------------- list bounds
+
+/**
+ * Default lower bound of `GET /events` (calendar-api.md §4.1): "yesterday
+ * 23:59" on the UTC calendar, converted to the site zone; that local date at
+ * 00:00:00. The original computes `localize_date('yesterday 23:59')` and then
+ * widens it to the start of its day.
+ */
+export function defaultListStart(now: DateTime, siteZone: string): string {
+  const yesterday = now.toUTC().minus({ days: 1 }).set({ hour: 23, minute: 59, second: 0, millisecond: 0 });
+  return `${yesterday.setZone(zoneForLuxon(siteZone)).toFormat(DAY_FORMAT)} 00:00:00`;
+}
+
+/** Default upper bound: now + 24 months on the UTC calendar, end of that day (the original's `strtotime('+24 months')`). */
+export function defaultListEnd(now: DateTime): string {
+  return `${now.toUTC().plus({ months: 24 }).toFormat(DAY_FORMAT)} 23:59:59`;
+}
+
+/**
+ * One list bound as a site-time wall clock, or null when it does not parse.
+ *
+ * Inclusive mode (default): the bound covers whole days, using the calendar
+ * date of the value on the UTC calendar (the original's
+ * `tribe_beginning_of_day` / `tribe_end_of_day` run with PHP's zone at UTC):
+ * `start` → 00:00:00, `end` → 23:59:59 of that date, read as site time.
+ *
+ * Strict mode: the exact instant; text without an offset is read as UTC and
+ * converted to site time (quirk of the original's `localize_date`, matched).
+ */
+export function listBound(value: DateValue, edge: "start" | "end", strict: boolean, siteZone: string, now: DateTime): string | null {
+  const dt = parseApiDate(value, { zone: "UTC", now });
+  if (!dt) return null;
+  if (strict) return dt.setZone(zoneForLuxon(siteZone)).toFormat(SQL_FORMAT);
+  return `${dt.toUTC().toFormat(DAY_FORMAT)} ${edge === "start" ? "00:00:00" : "23:59:59"}`;
+}

@@ -1,0 +1,106 @@
+/**
+ * The field rules of an event write (calendar-api.md §4.3), as one table:
+ * the route argument specs call them as `validate` callbacks, and the write
+ * operations run them on their input too, so an in-process caller gets the
+ * same 400s as an HTTP client. A rule answers null (valid) or a message.
+ */
+import type { EngineApi } from "../../engine-api";
+import { isValidTimeZone } from "../../dates/format";
+import { checkImageValue } from "../linked-posts/image";
+import { authorRule, isAbsoluteUrl, statusRule } from "../linked-posts/validate";
+import { EVENT } from "../post-types";
+import { nonEmptyString } from "../shared/args";
+import { isParseableDate } from "./dates";
+import { isListValue, validateLinkedValue } from "./linked";
+
+export type FieldRule = (value: unknown, engine: EngineApi) => Promise<string | null> | string | null;
+
+/** The write fields of an event, in the order the original declares them (interface.md §2.2). */
+export const WRITE_FIELDS = [
+  "author",
+  "date",
+  "date_utc",
+  "title",
+  "description",
+  "slug",
+  "excerpt",
+  "status",
+  "timezone",
+  "all_day",
+  "start_date",
+  "end_date",
+  "image",
+  "cost",
+  "website",
+  "show_map",
+  "show_map_link",
+  "hide_from_listings",
+  "sticky",
+  "featured",
+  "categories",
+  "tags",
+  "venue",
+  "organizer",
+] as const;
+export type WriteField = (typeof WRITE_FIELDS)[number];
+
+/** The boolean presentation flags: set when true, false when omitted (calendar-api.md §4.3, §4.8). */
+export const FLAG_FIELDS = ["show_map", "show_map_link", "hide_from_listings", "sticky", "featured"] as const;
+export type FlagField = (typeof FLAG_FIELDS)[number];
+
+function nonEmpty(what: string): FieldRule {
+  return (value) => (nonEmptyString(value) ? null : `The ${what} must be a non-empty string.`);
+}
+
+/** A Unix timestamp or text the date parser reads (`""`, `foo`, `"before my birthday"` fail). */
+export const dateRule: FieldRule = (value) =>
+  isParseableDate(value) ? null : "The date must be a Unix timestamp or a date the date parser understands.";
+
+const timezoneRule: FieldRule = (value) =>
+  typeof value === "string" && (value.trim() === "" || isValidTimeZone(value.trim())) ? null : "The time zone must be empty or a valid time zone name.";
+
+/** Empty, or an absolute URL (PHP's FILTER_VALIDATE_URL in the original: `foo` fails). */
+const websiteRule: FieldRule = (value) =>
+  typeof value === "string" && (value.trim() === "" || isAbsoluteUrl(value.trim())) ? null : "The website must be empty or a valid URL.";
+
+const booleanLike: FieldRule = (value) =>
+  typeof value === "boolean" || typeof value === "number" || typeof value === "string" ? null : "The value must be a boolean.";
+
+const termListRule: FieldRule = (value) => (isListValue(value) ? null : "The terms must be a list or a comma-separated string.");
+
+export const WRITE_RULES: Readonly<Record<WriteField, FieldRule>> = {
+  author: authorRule,
+  date: dateRule,
+  date_utc: dateRule,
+  title: nonEmpty("title"),
+  description: nonEmpty("description"),
+  slug: nonEmpty("slug"),
+  excerpt: nonEmpty("excerpt"),
+  status: statusRule(EVENT),
+  timezone: timezoneRule,
+  all_day: booleanLike,
+  start_date: dateRule,
+  end_date: dateRule,
+  image: (value, engine) => checkImageValue(value, engine),
+  // Any value: strings and lists of strings are read, anything else stores no cost.
+  cost: () => null,
+  website: websiteRule,
+  show_map: booleanLike,
+  show_map_link: booleanLike,
+  hide_from_listings: booleanLike,
+  sticky: booleanLike,
+  featured: booleanLike,
+  categories: termListRule,
+  tags: termListRule,
+  venue: async (value, engine) => {
+    const parsed = await validateLinkedValue(engine, "venue", value);
+    return "error" in parsed ? parsed.error : null;
+  },
+  organizer: async (value, engine) => {
+    const parsed = await validateLinkedValue(engine, "organizer", value);
+    return "error" in parsed ? parsed.error : null;
+  },
+};
+
+/** The create fields that must be sent (calendar-api.md §4.3). */
+export const REQUIRED_ON_CREATE: readonly WriteField[] = ["title", "start_date", "end_date"];

@@ -1,0 +1,205 @@
+/**
+ * The event routes of `calendar/events/v1` (calendar-api.md §4): thin
+ * handlers that turn a request into a call of the event operations and the
+ * resulting posts into records. Arguments, permissions and responses are
+ * declared as data, so validation, the namespace index, OPTIONS, `Allow`
+ * and the OpenAPI document all come from this one registration.
+ */
+import type { EngineApi } from "../../engine-api";
+import type { LoadedPost } from "../../posts/types";
+import { paginate } from "../../routes/pagination";
+import type { RestRequest } from "../../routes/request";
+import { RestResponse } from "../../routes/response";
+import { CREATABLE, DELETABLE, EDITABLE, READABLE, type ArgsMap, type PermissionCheck, type RestEndpoint } from "../../routes/types";
+import type { QueryValue } from "../../routes/urls";
+import type { CalendarHost } from "../plugin";
+import { EVENT } from "../post-types";
+import type { JsonObject } from "../records/context";
+import { eventRecord } from "../records/event";
+import { NAMESPACE, requestLanguage } from "../shared/args";
+import { recordContext } from "../shared/context";
+import { createArgs, idArg, passwordArg, slugLookupArg, updateFieldArgs } from "../events/args";
+import { eventListParams, type EventListInput } from "../events/list-query";
+import {
+  createEvent,
+  eventCaps,
+  findEventBySlug,
+  getEvent,
+  getEventBySlug,
+  listEvents,
+  trashEvent,
+  updateEvent,
+  EVENT_RELATIONS,
+  type EventWriteInput,
+  type ReadAccess,
+} from "../events/operations";
+import { WRITE_FIELDS } from "../events/rules";
+import { CREATE_RESPONSES, DELETE_RESPONSES, LIST_RESPONSES, READ_RESPONSES, UPDATE_RESPONSES } from "../events/schema";
+
+type By = "id" | "slug";
+
+/** Records of events for this request's user, with what they embed batch-loaded (no query per event). */
+async function toRecords(engine: EngineApi, req: RestRequest, posts: LoadedPost[], single: boolean): Promise<JsonObject[]> {
+  const ctx = await recordContext(engine, req, posts, { single });
+  return posts.map((post) => eventRecord(post, ctx));
+}
+
+function readAccess(req: RestRequest): ReadAccess {
+  // `password` and `context` are honoured even where they are not declared (rest-conventions.md §2).
+  const password = req.params.password;
+  return { password: typeof password === "string" && password !== "" ? password : undefined, editContext: req.params.context === "edit" };
+}
+
+/** The sent write fields (defaults are not "sent": omitted fields keep or reset as §4.8 says). */
+function writeInput(req: RestRequest): EventWriteInput {
+  const input: Record<string, unknown> = {};
+  for (const name of WRITE_FIELDS) if (req.isSent(name)) input[name] = req.params[name];
+  return input as EventWriteInput;
+}
+
+/**
+ * The post a by-ID or by-slug item request addresses, looked up once per
+ * request: every endpoint's permission check (the `Allow` header runs them
+ * all) and the handler share it.
+ */
+function addressedPost(engine: EngineApi, by: By): (req: RestRequest) => Promise<LoadedPost | undefined> {
+  const cache = new WeakMap<RestRequest, Promise<LoadedPost | undefined>>();
+  return (req) => {
+    let found = cache.get(req);
+    if (!found) {
+      found = (async () => {
+        if (by === "id") {
+          const id = Number(req.params.id);
+          return Number.isSafeInteger(id) && id > 0 ? engine.posts.get(id, EVENT_RELATIONS) : undefined;
+        }
+        const slug = req.params.slug;
+        return typeof slug === "string" ? findEventBySlug(engine, slug, await requestLanguage(req, engine)) : undefined;
+      })();
+      cache.set(req, found);
+    }
+    return found;
+  };
+}
+
+/**
+ * Edit/delete permission (calendar-api.md §4.8, §4.9, §8): the meta
+ * capability on this event (contributors: own, unpublished; authors: own;
+ * editors: any). When the addressed post is missing or not an event the
+ * general capability decides, so the handler can answer 404/400.
+ */
+function itemPermission(engine: EngineApi, lookup: (req: RestRequest) => Promise<LoadedPost | undefined>, action: "edit" | "delete"): PermissionCheck {
+  return async (req) => {
+    const user = req.user;
+    if (!user) return false;
+    const post = await lookup(req);
+    const caps = eventCaps(engine);
+    if (post && post.type === EVENT) return user.can(action === "edit" ? "edit_post" : "delete_post", post);
+    return user.can(action === "edit" ? caps.edit_posts : caps.delete_posts);
+  };
+}
+
+export function registerEventRoutes(host: CalendarHost): void {
+  const { engine, rest } = host;
+  const listParams = eventListParams(engine);
+  const listArgs: ArgsMap = Object.fromEntries(listParams.map((p) => [p.name, p.arg]));
+  const fieldArgs = updateFieldArgs(engine);
+
+  const list: RestEndpoint = {
+    methods: READABLE,
+    args: listArgs,
+    permission: "public",
+    summary: "List events",
+    description: "Events matching the filters, ordered by start date; only published events for anonymous readers.",
+    responses: LIST_RESPONSES,
+    async handler(req) {
+      const input: Record<string, unknown> = {};
+      for (const { name } of listParams) if (req.isSent(name)) input[name] = req.params[name];
+      // Paging always has a value (defaults included).
+      input.page = req.params.page;
+      input.per_page = req.params.per_page;
+      const language = await requestLanguage(req, engine);
+      const result = await listEvents(engine, input as EventListInput, req.user, { language });
+      const query: Record<string, QueryValue> = { ...result.query };
+      // languages.md §2.4: the links keep an explicit language.
+      if (req.isSent("i18n_language")) query.i18n_language = String(req.params.i18n_language);
+      const paging = paginate(req, { total: result.total, page: result.page, perPage: result.perPage, collectionUrl: `/${NAMESPACE}/events/`, query });
+      const body: JsonObject = { events: await toRecords(engine, req, result.posts, false), rest_url: paging.rest_url };
+      if (paging.next_rest_url !== undefined) body.next_rest_url = paging.next_rest_url;
+      if (paging.previous_rest_url !== undefined) body.previous_rest_url = paging.previous_rest_url;
+      body.total = paging.total;
+      body.total_pages = paging.total_pages;
+      return new RestResponse(body, 200, paging.headers);
+    },
+  };
+
+  const create: RestEndpoint = {
+    methods: CREATABLE,
+    args: createArgs(engine),
+    permission: (req) => req.user?.can(eventCaps(engine).edit_posts) === true,
+    summary: "Create an event",
+    responses: CREATE_RESPONSES,
+    async handler(req) {
+      const post = await createEvent(engine, writeInput(req), req.user, { language: await requestLanguage(req, engine), validated: true });
+      const [record] = await toRecords(engine, req, [post], false);
+      return new RestResponse(record, 201, { Location: req.urls.route(`/${NAMESPACE}/events/${post.id}`) });
+    },
+  };
+
+  rest.registerRoute(NAMESPACE, "/events", [list, create]);
+
+  for (const by of ["id", "slug"] as const) {
+    const lookup = addressedPost(engine, by);
+    const address: ArgsMap = by === "id" ? { id: idArg, password: passwordArg } : { slug: slugLookupArg(engine, true) };
+    /** The event ID the request addresses (the slug arg has already checked that an event has the slug). */
+    const targetId = async (req: RestRequest): Promise<number> => (by === "id" ? Number(req.params.id) : ((await lookup(req))?.id ?? 0));
+
+    const read: RestEndpoint = {
+      methods: READABLE,
+      args: address,
+      permission: "public",
+      summary: by === "id" ? "Read an event" : "Read an event by slug",
+      responses: READ_RESPONSES,
+      async handler(req) {
+        const post =
+          by === "id"
+            ? await getEvent(engine, Number(req.params.id), req.user, readAccess(req))
+            : await getEventBySlug(engine, String(req.params.slug), req.user, readAccess(req), await requestLanguage(req, engine));
+        const [record] = await toRecords(engine, req, [post], true);
+        return record;
+      },
+    };
+
+    // Declared before the update so that `Allow` and the index list GET, DELETE, POST, PUT, PATCH (rest-conventions.md §6).
+    const remove: RestEndpoint = {
+      methods: DELETABLE,
+      args: address,
+      permission: itemPermission(engine, lookup, "delete"),
+      summary: by === "id" ? "Move an event to the trash" : "Move an event to the trash, by slug",
+      description: "There is no permanent delete; a force parameter is ignored.",
+      responses: DELETE_RESPONSES,
+      async handler(req) {
+        const post = await trashEvent(engine, await targetId(req), req.user);
+        const [record] = await toRecords(engine, req, [post], false);
+        return record;
+      },
+    };
+
+    const update: RestEndpoint = {
+      methods: EDITABLE,
+      args: by === "id" ? { id: idArg, password: passwordArg, ...fieldArgs } : { ...fieldArgs, slug: slugLookupArg(engine, false) },
+      permission: itemPermission(engine, lookup, "edit"),
+      summary: by === "id" ? "Update an event" : "Update an event by slug",
+      responses: UPDATE_RESPONSES,
+      async handler(req) {
+        const post = await updateEvent(engine, await targetId(req), writeInput(req), req.user, {
+          language: await requestLanguage(req, engine),
+          validated: true,
+        });
+        const [record] = await toRecords(engine, req, [post], false);
+        return record;
+      },
+    };
+
+    rest.registerRoute(NAMESPACE, by === "id" ? "/events/(?P<id>\\d+)" : "/events/by-slug/(?P<slug>[^/]+)", [read, remove, update]);
+  }
+}
