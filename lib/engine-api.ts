@@ -21,6 +21,12 @@ export interface EngineApi {
   /** Creates core tables and the typed-field tables of registered post types; idempotent. */
   migrate(): Promise<void>;
   transaction<T>(work: (tx: EngineApi) => Promise<T>): Promise<T>;
+  /**
+   * Like `transaction`, but run again from the start when the database reports
+   * a deadlock or a busy file (concurrent writers on MariaDB, several processes
+   * on SQLite). For work that only touches the database through `tx`.
+   */
+  write<T>(work: (tx: EngineApi) => Promise<T>): Promise<T>;
 
   readonly options: OptionsApi;
   readonly users: UsersApi;

@@ -438,7 +438,7 @@ export async function createEvent(engine: EngineApi, input: EventWriteInput, use
   const language = opts.language ?? (await engine.options.defaultLanguage());
   const prepared = await prepareWrite(engine, input, user, undefined);
   try {
-    return await engine.transaction(async (tx) => {
+    return await engine.write(async (tx) => {
       const relations = await resolveRelations(tx, prepared, user, language);
       const { patch } = prepared;
       const post: PostInput = {
@@ -493,7 +493,7 @@ export async function updateEvent(
   const language = current.language;
   const prepared = await prepareWrite(engine, input, user, current);
   try {
-    return await engine.transaction(async (tx) => {
+    return await engine.write(async (tx) => {
       const relations = await resolveRelations(tx, prepared, user, language);
       return tx.posts.update(id, { ...prepared.patch, ...relations }, user);
     });

@@ -264,7 +264,7 @@ export async function createLinkedPost(
   const title = prepared.title ?? "";
   const caps = kindCaps(engine, kind);
   try {
-    return await engine.transaction(async (tx) => {
+    return await engine.write(async (tx) => {
       const duplicate = await findDuplicate(tx, kind, title, prepared.rawDescription, ctx);
       if (duplicate) {
         // calpress decision: the sent meta is written only when the user may
@@ -344,7 +344,7 @@ export async function updateLinkedPost(
     throw err;
   }
   try {
-    return await engine.transaction(async (tx) => {
+    return await engine.write(async (tx) => {
       const fields = { ...prepared.fields };
       const imageId = await applyImagePlan(tx, prepared.image, ctx.user);
       if (imageId !== undefined) fields.image_id = imageId;
@@ -367,7 +367,7 @@ export async function updateLinkedPost(
 /** Delete (calendar-api.md §5.5): to the trash, and off every event that linked to it, in one transaction. */
 export async function trashLinkedPost(engine: EngineApi, kind: LinkedPostKind, id: number): Promise<LoadedPost> {
   try {
-    return await engine.transaction(async (tx) => {
+    return await engine.write(async (tx) => {
       await tx.posts.unlinkAllTo(linkRelation(kind), id);
       await tx.posts.trash(id);
       const post = await tx.posts.get(id, WITH_ALL);

@@ -67,7 +67,7 @@ export async function createTerm(engine: EngineApi, collection: TermCollection, 
   const clean = cleanData(data, ctx.user);
   if (clean.name === undefined || clean.name === "") throw invalidParam("name", "The name must be a non-empty string.");
   try {
-    return await engine.transaction((tx) =>
+    return await engine.write((tx) =>
       tx.terms.create({
         taxonomy: k.taxonomy,
         name: clean.name!,
@@ -92,7 +92,7 @@ export async function updateTerm(engine: EngineApi, collection: TermCollection, 
   if (clean.description !== undefined) patch.description = clean.description;
   if (k.hierarchical && clean.parent !== undefined) patch.parent = clean.parent;
   try {
-    return await engine.transaction((tx) => tx.terms.update(id, patch));
+    return await engine.write((tx) => tx.terms.update(id, patch));
   } catch (err) {
     throw termError(err, k.label, "update");
   }
@@ -105,7 +105,7 @@ export async function updateTerm(engine: EngineApi, collection: TermCollection, 
 export async function deleteTerm(engine: EngineApi, collection: TermCollection, id: number): Promise<Term> {
   const k = termKind(collection);
   try {
-    return await engine.transaction(async (tx) => {
+    return await engine.write(async (tx) => {
       const before = await tx.terms.get(id);
       if (!before) throw invalidParam("id", `No ${k.label} has this ID.`);
       await tx.terms.delete(id);
