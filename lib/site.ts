@@ -7,6 +7,7 @@ import { basicCredentials, LoginLimiter, LoginLimiterOptions, RestError, RestSer
 import type { RestLogger } from "./routes/types";
 import { registerCalendar } from "./calendar/plugin";
 import { isValidTimeZone } from "./dates/format";
+import { createSitePages } from "./pages";
 
 /** What a host's own `authenticate` may answer: a user it already resolved, or how to find one. */
 export type HostUser = CurrentUser | UserRecord | { id: number } | { login: string } | number | string | null;
@@ -27,6 +28,12 @@ export interface SiteOptions {
   restPrefix?: string;
   /** Register the calendar plugin (default true). */
   calendar?: boolean;
+  /**
+   * Build the HTML pages (demo calendar at `/`, API reference at `/docs`)
+   * into `site.pages` (default true; they need the calendar plugin). The
+   * host still decides whether to mount them.
+   */
+  pages?: boolean;
   maxBodyBytes?: number;
   logger?: RestLogger;
   /**
@@ -97,7 +104,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
       rest,
       router: rest.router(),
       rootMiddleware: rest.restRouteMiddleware(),
-      pages: [],
+      pages: options.pages !== false && options.calendar !== false ? createSitePages({ restPrefix: options.restPrefix }) : [],
       migrate: () => engine.migrate(),
       close: async () => {
         if (closed) return;

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { createSite } from "../site";
+import { pageTitle } from "../pages";
 import { ROLE_NAMES, RoleName } from "../users/types";
 import { generateFixture, loadFixture, resolveFixture, writeFixture, FixtureProgress } from "../fixtures";
 import { integer, parse, Parsed, required, str, UsageError } from "./args";
@@ -105,7 +106,9 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   const isDefaultDb = str(p, "db") === undefined;
   const freshDefault = isDefaultDb && !fs.existsSync(path.resolve(DEFAULT_DB));
 
-  const site = await createSite({ db, timezone });
+  // The site must know its REST prefix: the `?rest_route=` form and the
+  // pages build their REST root URLs from it.
+  const site = await createSite({ db, timezone, restPrefix: prefix });
   try {
     for (const u of users) {
       const record = await site.engine.users.ensure({ login: u.login, role: u.role });
@@ -126,7 +129,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   app.disable("x-powered-by");
   app.use(prefix, site.router);
   app.use(site.rootMiddleware);
-  for (const [mount, router] of site.pages ?? []) app.use(mount, router);
+  for (const [mount, router] of site.pages) app.use(mount, router);
 
   const server = app.listen(port, host);
   await new Promise<void>((resolve, reject) => {
@@ -140,6 +143,10 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   const shownHost = host.includes(":") ? `[${host}]` : host;
   const root = `http://${shownHost}:${actual}${prefix}/`;
   io.out(`calpress listening on ${root}`);
+  const origin = `http://${shownHost}:${actual}`;
+  for (const [mount, router] of site.pages) {
+    io.out(`${`${pageTitle(router) ?? "Page"}:`.padEnd(15)}${origin}${mount === "/" ? "/" : mount}`);
+  }
   if (toLoadWasDemo(fixtureName, freshDefault)) {
     io.out(`Demo site loaded. Try:  curl ${root}calendar/events/v1/events`);
     io.out(`Log in as the demo administrator:  curl -u admin:demo-admin-pass ${root}calendar/events/v1/events?status=draft`);

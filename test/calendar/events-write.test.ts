@@ -563,15 +563,15 @@ forEachDatabase("POST|PUT|PATCH /events/{id} and /events/by-slug/{slug} (update)
     const t = site();
     const e = await makeEvent(t, { title: "Refused Update" });
     const engine = t.site.engine;
-    const original = engine.transaction;
-    engine.transaction = async () => {
+    const original = engine.write;
+    engine.write = async () => {
       throw new EngineError("slug_conflict", "simulated refusal");
     };
     try {
       const res = await t.post(`/events/${e.id}`, { as: "editor", json: { title: "x" } });
       expect([res.status, res.body.code]).to.deep.equal([403, "could-not-update-event"]);
     } finally {
-      engine.transaction = original;
+      engine.write = original;
     }
   });
 
