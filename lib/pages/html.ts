@@ -1,0 +1,152 @@
+/**
+ * Shared plumbing of the pages: where the static front end lives, a tiny
+ * placeholder template (the pages are plain HTML files in `web/`; the server
+ * only fills in URLs), and how a page finds the site home and REST root from
+ * where it is mounted.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { Request, Response } from "express";
+import { DEFAULT_REST_PREFIX } from "../routes";
+import { normalizePrefix } from "../routes/urls";
+
+/**
+ * `web/` sits at the package root beside `lib/` and `dist/`; this file is
+ * `lib/pages/html.ts` when run from source and `dist/pages/html.js` when
+ * built, so the same two hops up find it in both layouts.
+ */
+export const WEB_DIR = path.resolve(__dirname, "../../web");
+
+/** The namespace the pages talk to. */
+export const NAMESPACE = "calendar/events/v1";
+
+/** Options every page takes. */
+export interface PageOptions {
+  /**
+   * The REST prefix below the site home where `site.router` is mounted
+   * (default `/wp-json`, as `createSite`'s `restPrefix`).
+   */
+  restPrefix?: string;
+  /**
+   * Where this page is mounted below the site home (the calendar `/`, the
+   * reference `/docs`). A page mounted elsewhere still finds the home by
+   * dropping this suffix from `req.baseUrl`.
+   */
+  mountPath?: string;
+  /**
+   * The REST root the page's browser code talks to, absolute
+   * (`https://api.example.com/wp-json/`) or origin-relative (`/wp-json/`).
+   * Default: `<site home><restPrefix>/`. Set it when the router is not
+   * mounted at the REST prefix below the same home as the page.
+   */
+  restRoot?: string;
+}
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+}
+
+/**
+ * A page template: `{{name}}` placeholders, every value HTML-escaped (they
+ * land in attributes and text). The file is read on first use and kept:
+ * reading it when the site is created would make a package that lacks
+ * `web/` break `createSite` for hosts that never mount the pages.
+ */
+export class Template {
+  /** Sites are cheap to create (tests make hundreds); each file is read once per process. */
+  private static readonly cache = new Map<string, string>();
+  private readonly file: string;
+
+  constructor(file: string) {
+    this.file = path.join(WEB_DIR, file);
+  }
+
+  private text(): string {
+    let text = Template.cache.get(this.file);
+    if (text === undefined) {
+      text = fs.readFileSync(this.file, "utf8");
+      Template.cache.set(this.file, text);
+    }
+    return text;
+  }
+
+  /** Throws when the file is missing (the router turns that into a 500). */
+  render(values: Record<string, string>): string {
+    return this.text().replace(/\{\{(\w+)\}\}/g, (_whole, name: string) => {
+      const value = values[name];
+      if (value === undefined) throw new Error(`template placeholder {{${name}}} has no value`);
+      return escapeHtml(value);
+    });
+  }
+}
+
+/**
+ * The site home path (origin-relative, no trailing slash, `""` for the root)
+ * as seen by a page router: `req.baseUrl` without the page's own mount path,
+ * the same rule `restUrls` uses to find the home from the REST router's mount.
+ */
+export function homePath(req: Request, mountPath: string): string {
+  const base = req.baseUrl.replace(/\/+$/, "");
+  const mount = mountPath.replace(/\/+$/, "");
+  if (mount === "") return base;
+  if (base.toLowerCase().endsWith(mount.toLowerCase())) return base.slice(0, base.length - mount.length);
+  return base.replace(/\/[^/]*$/, "");
+}
+
+/** An absolute URL stays as it is; a path is taken relative to the site home. */
+export function linkFrom(home: string, target: string): string {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return target;
+  return `${home}/${target.replace(/^\/+/, "")}`;
+}
+
+/** The REST root for the browser: the configured one, or `<home><prefix>/`. */
+export function restRootFor(req: Request, options: PageOptions, defaultMount: string): string {
+  if (options.restRoot !== undefined) return options.restRoot.endsWith("/") ? options.restRoot : `${options.restRoot}/`;
+  const prefix = normalizePrefix(options.restPrefix ?? DEFAULT_REST_PREFIX);
+  return `${homePath(req, options.mountPath ?? defaultMount)}${prefix}/`;
+}
+
+/**
+ * The origin of an absolute REST root, which the Content-Security-Policy
+ * must allow the page to call; `undefined` for an origin-relative root
+ * (covered by `'self'`).
+ */
+function restOrigin(restRoot: string): string | undefined {
+  if (!/^https?:\/\//i.test(restRoot)) return undefined;
+  try {
+    return new URL(restRoot).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Sends an HTML page with headers that keep it from being turned against its
+ * visitors: scripts and styles only from this server (the front ends have no
+ * inline script), API calls only to this server or the configured REST
+ * origin. `extraStyle` is for Swagger UI, which sets inline styles.
+ */
+export function sendPage(res: Response, html: string, restRoot: string, policy: { inlineStyles?: boolean } = {}): void {
+  const connect = ["'self'", restOrigin(restRoot)].filter((s): s is string => s !== undefined).join(" ");
+  const csp = [
+    "default-src 'self'",
+    `connect-src ${connect}`,
+    "img-src 'self' data:",
+    `style-src 'self'${policy.inlineStyles ? " 'unsafe-inline'" : ""}`,
+    "script-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+  ].join("; ");
+  res.set({
+    "Content-Type": "text/html; charset=utf-8",
+    "Content-Security-Policy": csp,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    // The HTML carries per-request URLs; the assets it names are cached normally.
+    "Cache-Control": "no-cache",
+  });
+  res.send(html);
+}
