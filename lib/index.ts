@@ -10,3 +10,5 @@ export { strtotime, parseApiDate } from "./dates/strtotime";
 export { createCalendarPage, createDocsPage } from "./pages";
 export type { CalendarPageOptions, DocsPageOptions } from "./pages";
 export { createEvent, updateEvent, trashEvent, listEvents, getEvent } from "./calendar/events";
+export { loadFixture, validateFixture, generateFixture, resolveFixture } from "./fixtures";
+export type { Fixture } from "./fixtures";

@@ -1,11 +1,12 @@
 import fs from "node:fs";
+import { STATUS_CODES } from "node:http";
 import path from "node:path";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import express from "express";
 import { createSite } from "../site";
 import { pageTitle } from "../pages";
 import { ROLE_NAMES, RoleName } from "../users/types";
-import { generateFixture, loadFixture, resolveFixture, writeFixture, FixtureProgress } from "../fixtures";
+import { generateFixture, loadFixture, resolveFixture, stderrProgress, writeFixture, FixtureProgress } from "../fixtures";
 import { integer, parse, Parsed, required, str, UsageError } from "./args";
 import { HELP } from "./help";
 
@@ -76,8 +77,9 @@ function parseUserSpec(spec: string): { login: string; password: string; role: R
   return { login: spec.slice(0, first), password, role: parseRole(spec.slice(last + 1)) };
 }
 
+/** A progress bar on a terminal, plain lines otherwise (and for a caller's own IO). */
 function progressTo(io: CliIO): FixtureProgress {
-  return (line) => io.err(line);
+  return io === defaultIO ? stderrProgress() : (line) => io.err(line);
 }
 
 async function serve(argv: string[], io: CliIO): Promise<number> {
@@ -132,6 +134,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   for (const [mount, router] of site.pages) app.use(mount, router);
 
   const server = app.listen(port, host);
+  server.on("clientError", answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
@@ -173,6 +176,28 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Express sees them (a URL or
+ * headers over 16 KB, a malformed request line) get the REST error envelope
+ * like every other 4xx, instead of Node's bare status line. The statuses are
+ * Node's own choices (431 for oversized headers, 408 for a timed-out
+ * request, else 400).
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+  const code = status === 431 ? "rest_request_header_too_large" : status === 408 ? "rest_request_timeout" : "rest_bad_request";
+  const message = status === 431 ? "The request line or headers are too large." : status === 408 ? "The request took too long to arrive." : "The request could not be parsed.";
+  const body = JSON.stringify({ code, message, data: { status } });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Bad Request"}\r\nContent-Type: application/json; charset=UTF-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function toLoadWasDemo(fixtureName: string | undefined, freshDefault: boolean): boolean {
