@@ -1,7 +1,9 @@
 import { DateTime } from "luxon";
-import type { FieldValue } from "../posts/types";
+import { zoneForLuxon } from "../dates/format";
+import { wallClockToInstant } from "../dates/strtotime";
 
-export interface EventTimes {
+/** The stored time fields of an event (typed columns of `fields_event`). */
+export interface EventTimeFields {
   start_local: string;
   end_local: string;
   start_utc: string;
@@ -9,44 +11,56 @@ export interface EventTimes {
   timezone: string;
   all_day: boolean;
 }
+/** Kept for the fixture loader, which names them so. */
+export type EventTimes = EventTimeFields;
 
 const SQL = "yyyy-MM-dd HH:mm:ss";
+const WALL_CLOCK = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
 
-/**
- * Luxon zone for a stored time-zone label: IANA names as they are, WordPress
- * offset labels (`UTC+2`, `UTC-5:30`) as fixed offsets.
- */
+/** Luxon zone for a stored time-zone label: IANA names as they are, WordPress `UTC+N` labels as fixed offsets. */
 export function luxonZone(label: string): string {
-  const m = /^UTC([+-])(\d{1,2})(?::?(\d{2}))?$/i.exec(label.trim());
-  if (!m) return label.trim() === "" ? "UTC" : label.trim();
-  const minutes = Number(m[3] ?? "0");
-  return `UTC${m[1]}${Number(m[2])}${minutes ? `:${String(minutes).padStart(2, "0")}` : ""}`;
+  return label.trim() === "" ? "UTC" : zoneForLuxon(label.trim());
 }
 
 /**
- * The stored time fields of an event from its wall-clock start and end in
- * `zone`. All-day events span whole days (00:00:00 → 23:59:59) as in the
- * original. Returns null when a wall clock does not exist as a date.
+ * The stored time fields from a start and an end instant. All-day events
+ * span whole days of their zone: 00:00:00 of the start day to 23:59:59 of
+ * the end day (multi-day allowed), as the original stores them.
  */
-export function eventTimes(startLocal: string, endLocal: string, zone: string, allDay: boolean): EventTimes | null {
-  const z = luxonZone(zone);
-  let start = DateTime.fromFormat(startLocal, SQL, { zone: z });
-  let end = DateTime.fromFormat(endLocal, SQL, { zone: z });
-  if (!start.isValid || !end.isValid) return null;
+export function eventTimeFields(start: DateTime, end: DateTime, zoneLabel: string, allDay: boolean): EventTimeFields {
+  const zone = zoneForLuxon(zoneLabel);
+  let s: DateTime = start.setZone(zone);
+  let e: DateTime = end.setZone(zone);
   if (allDay) {
-    start = start.startOf("day");
-    end = end.set({ hour: 23, minute: 59, second: 59, millisecond: 0 });
+    s = wallClockToInstant({ year: s.year, month: s.month, day: s.day }, zone);
+    e = wallClockToInstant({ year: e.year, month: e.month, day: e.day, hour: 23, minute: 59, second: 59 }, zone);
   }
   return {
-    start_local: start.toFormat(SQL),
-    end_local: end.toFormat(SQL),
-    start_utc: start.toUTC().toFormat(SQL),
-    end_utc: end.toUTC().toFormat(SQL),
-    timezone: zone,
+    start_local: s.toFormat(SQL),
+    end_local: e.toFormat(SQL),
+    start_utc: s.toUTC().toFormat(SQL),
+    end_utc: e.toUTC().toFormat(SQL),
+    timezone: zoneLabel,
     all_day: allDay,
   };
 }
 
-export function asFields(times: EventTimes): Record<string, FieldValue> {
-  return { ...times };
+/**
+ * The same fields from wall clocks (`YYYY-MM-DD HH:MM:SS`) in `zone`, with
+ * PHP's rules for wall clocks in a DST gap or overlap, as the API reads them.
+ * Null when a wall clock is not a real date.
+ */
+export function eventTimes(startLocal: string, endLocal: string, zone: string, allDay: boolean): EventTimeFields | null {
+  const z = luxonZone(zone);
+  const instant = (wall: string): DateTime | null => {
+    const m = WALL_CLOCK.exec(wall);
+    if (!m) return null;
+    const [year, month, day, hour, minute, second] = m.slice(1).map(Number);
+    const check = DateTime.fromObject({ year, month, day }, { zone: "UTC" });
+    if (!check.isValid || check.day !== day || hour > 23 || minute > 59 || second > 59) return null;
+    return wallClockToInstant({ year, month, day, hour, minute, second }, z);
+  };
+  const start = instant(startLocal);
+  const end = instant(endLocal);
+  return start && end ? eventTimeFields(start, end, zone, allDay) : null;
 }

@@ -8,6 +8,9 @@ import { DateTime } from "luxon";
 import type { EngineApi } from "../../engine-api";
 import { parseMysql, zoneForLuxon } from "../../dates/format";
 import { parseApiDate, wallClockToInstant } from "../../dates/strtotime";
+import { eventTimeFields, type EventTimeFields } from "../event-times";
+
+export { eventTimeFields, type EventTimeFields };
 
 export const SQL_FORMAT = "yyyy-MM-dd HH:mm:ss";
 const DAY_FORMAT = "yyyy-MM-dd";
@@ -70,38 +73,6 @@ export function storedEventDate(wallClock: string, zoneLabel: string): DateTime 
 }
 
 /** The typed time fields of an event (lib/calendar/post-types.ts). */
-export interface EventTimeFields {
-  start_local: string;
-  end_local: string;
-  start_utc: string;
-  end_utc: string;
-  timezone: string;
-  all_day: boolean;
-}
-
-/**
- * The stored time fields from a start and an end instant. All-day events
- * span whole days of their zone: 00:00:00 of the start day to 23:59:59 of
- * the end day (multi-day allowed), as the original stores them.
- */
-export function eventTimeFields(start: DateTime, end: DateTime, zoneLabel: string, allDay: boolean): EventTimeFields {
-  const zone = zoneForLuxon(zoneLabel);
-  let s: DateTime = start.setZone(zone);
-  let e: DateTime = end.setZone(zone);
-  if (allDay) {
-    s = wallClockToInstant({ year: s.year, month: s.month, day: s.day }, zone);
-    e = wallClockToInstant({ year: e.year, month: e.month, day: e.day, hour: 23, minute: 59, second: 59 }, zone);
-  }
-  return {
-    start_local: s.toFormat(SQL_FORMAT),
-    end_local: e.toFormat(SQL_FORMAT),
-    start_utc: s.toUTC().toFormat(SQL_FORMAT),
-    end_utc: e.toUTC().toFormat(SQL_FORMAT),
-    timezone: zoneLabel,
-    all_day: allDay,
-  };
-}
-
 /**
  * The publication `date` (calendar-api.md §4.3): the wall clock as written,
  * stored without conversion to site time; the event zone (else the site
