@@ -37,6 +37,26 @@ export function isEngineError(err: unknown, code?: string): err is EngineError {
   return err instanceof EngineError && (code === undefined || err.code === code);
 }
 
+/**
+ * Whether a string holds U+0000. PostgreSQL's text types cannot hold it
+ * (the driver fails with "invalid byte sequence"), SQLite and MariaDB store
+ * it: the engine refuses it in writes on every database (`invalid_input`,
+ * see `assertNoNul`) so the three agree, and a lookup of such a string
+ * matches nothing without reaching the database.
+ */
+export function hasNul(s: string): boolean {
+  return s.includes("\u0000");
+}
+
+/** Throws `invalid_input` naming the first field whose string value holds U+0000 (see hasNul). */
+export function assertNoNul(values: Readonly<Record<string, unknown>> | undefined): void {
+  for (const [field, value] of Object.entries(values ?? {})) {
+    if (typeof value === "string" && hasNul(value)) {
+      throw new EngineError("invalid_input", `${field} must not contain a NUL character.`, { field });
+    }
+  }
+}
+
 interface DriverError {
   code?: unknown;
   errno?: unknown;
@@ -74,6 +94,10 @@ export function isRetryableTransactionError(err: unknown): boolean {
   const code = e.code;
   if (code === "40P01" || code === "40001") return true;
   if (code === "ER_LOCK_DEADLOCK" || code === "ER_LOCK_WAIT_TIMEOUT" || e.errno === 1213 || e.errno === 1205) return true;
+  // MariaDB 11.6+ (innodb_snapshot_isolation, on by default there): a
+  // locking read of a row changed after the transaction's snapshot fails
+  // with ER_CHECKREAD; run again, the transaction gets a fresh snapshot.
+  if (code === "ER_CHECKREAD" || e.errno === 1020) return true;
   if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") return true;
   return false;
 }

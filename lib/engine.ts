@@ -1,6 +1,8 @@
 import type { Knex } from "knex";
-import { openDb } from "./db/connect";
+import { openDb, optimizeStorage } from "./db/connect";
 import { migrateCore } from "./db/migrations";
+import { DataRevision, ReadCache } from "./db/revision";
+import { sqliteSearchIndexReady } from "./db/search-index";
 import { DbOption, Dialect, dialectOf } from "./db/target";
 import type { EngineApi } from "./engine-api";
 import { isRetryableTransactionError } from "./engine-errors";
@@ -28,6 +30,10 @@ interface Shared {
   registry: Registry;
   optionsCache: OptionsCache;
   clock: () => Date;
+  /** List totals reused while the database is unchanged (SQLite only; see db/revision.ts). */
+  readCache: ReadCache;
+  /** Whether the SQLite trigram search table is there (null: not looked yet). */
+  searchIndex: boolean | null;
 }
 
 /** Attempts of an internal write transaction that hit a deadlock / busy database. */
@@ -64,6 +70,8 @@ export class Engine implements EngineApi {
           registry: new Registry(),
           optionsCache: new OptionsCache(options.optionsRecheckMs ?? 1000),
           clock: options.now ?? (() => new Date()),
+          readCache: new ReadCache(new DataRevision(knex)),
+          searchIndex: null,
         };
     this.knex = knex;
     this.dialect = this.shared.dialect;
@@ -98,6 +106,31 @@ export class Engine implements EngineApi {
   async migrate(): Promise<void> {
     await migrateCore(this.knex);
     for (const type of this.registry.postTypes.values()) await migrateFieldTable(this.knex, type);
+    this.shared.searchIndex = null;
+    // A new index on an analysed table has no statistics of its own, which
+    // is enough for SQLite to misjudge that table's other indexes: analyse it now.
+    await optimizeStorage(this.knex);
+  }
+
+  /** @internal Refreshes planner statistics that went stale (SQLite; see db/connect.ts). */
+  optimizeStorage(): Promise<void> {
+    return optimizeStorage(this.knex);
+  }
+
+  /**
+   * @internal The cache of list totals, for reads outside a transaction
+   * (inside one, reads must see the transaction's own uncommitted writes and,
+   * on SQLite, must not wait for the connection the transaction holds).
+   */
+  get readCache(): ReadCache | null {
+    return this.inTransaction || !this.shared.readCache.enabled ? null : this.shared.readCache;
+  }
+
+  /** @internal Whether search can narrow its candidates with the SQLite trigram index (db/search-index.ts). */
+  async hasSearchIndex(): Promise<boolean> {
+    if (this.dialect !== "sqlite") return false;
+    if (this.shared.searchIndex === null) this.shared.searchIndex = await sqliteSearchIndexReady(this.knex);
+    return this.shared.searchIndex;
   }
 
   /** Runs `work` in one transaction; nested calls (on a bound engine) reuse it. */
@@ -152,7 +185,15 @@ export async function createEngine(db: DbOption, options: EngineOptions = {}): P
   return {
     engine,
     async close() {
-      if (owned) await knex.destroy();
+      if (!owned) return;
+      try {
+        // Statistics for the next process: a bulk load (fixture generate) is
+        // followed by a server that plans its lists with them.
+        await optimizeStorage(knex);
+      } catch {
+        // Only statistics: closing must not fail over them.
+      }
+      await knex.destroy();
     },
   };
 }

@@ -97,6 +97,12 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     publishDue();
     const scheduler = setInterval(publishDue, 30_000);
     scheduler.unref();
+    // SQLite's advice for long-lived connections: refresh the planner
+    // statistics now and then, as tables grow (a no-op elsewhere).
+    const optimizer = setInterval(() => {
+      engine.optimizeStorage().catch((err: unknown) => options.logger?.error("refreshing database statistics failed", err));
+    }, 3_600_000);
+    optimizer.unref();
 
     let closed = false;
     return {
@@ -110,6 +116,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
         if (closed) return;
         closed = true;
         clearInterval(scheduler);
+        clearInterval(optimizer);
         await close();
       },
     };

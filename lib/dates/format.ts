@@ -3,6 +3,7 @@
  * clocks, `*_details` objects, zone abbreviations and ISO strings with offset.
  */
 import { DateTime, IANAZone } from "luxon";
+import { BoundedMemo } from "../format/memo";
 import { offsetLabelMinutes, resolveZone, wallClockToInstant } from "./strtotime";
 
 const MYSQL = "yyyy-MM-dd HH:mm:ss";
@@ -144,23 +145,56 @@ function numericAbbr(offsetMinutes: number): string {
   return `${offsetMinutes < 0 ? "-" : "+"}${String(Math.floor(abs / 60)).padStart(2, "0")}${mm ? String(mm).padStart(2, "0") : ""}`;
 }
 
+const abbreviations = new BoundedMemo<string>(20_000);
+
 /**
  * Zone abbreviation at instant `at`, like PHP's `T` format: `EST`/`EDT`,
  * `CET`/`CEST`, `BST`, `AEDT`, `UTC`; zones without a letter abbreviation get
  * the numeric form (`+03`). `zone` may be an IANA name or an offset label.
  */
 export function timezoneAbbr(zone: string, at: DateTime): string {
+  return timezoneAbbrAt(zone, at.toMillis());
+}
+
+/** `timezoneAbbr` at an instant given in epoch milliseconds. */
+export function timezoneAbbrAt(zone: string, ms: number): string {
+  return abbreviations.get(`${zone}\u0000${ms}`, () => computeAbbr(zone, ms));
+}
+
+function computeAbbr(zone: string, ms: number): string {
   const name = zoneForLuxon(zone);
   const z = resolveZone(name);
-  const ms = at.toMillis();
-  const offset = z.offset(ms);
-  if (z.type !== "iana") return offset === 0 ? "UTC" : numericAbbr(offset);
+  if (z.type !== "iana") {
+    const offset = z.offset(ms);
+    return offset === 0 ? "UTC" : numericAbbr(offset);
+  }
   if (/^(etc\/)?(utc|uct|universal|zulu)$/i.test(name)) return "UTC";
   for (const locale of localesFor(name)) {
     const short = shortZoneName(name, locale, ms);
     if (/^[A-Z]{2,6}$/.test(short)) return short;
   }
-  return numericAbbr(offset);
+  // The offset only when there is no letter abbreviation: it is another Intl call.
+  return numericAbbr(z.offset(ms));
+}
+
+/**
+ * Epoch milliseconds of a UTC `YYYY-MM-DD HH:MM:SS` value, as
+ * `DateTime.fromSQL(value, { zone: "UTC" }).toMillis()` gives them (NaN for
+ * what is not a real date-time), without luxon's parser for the usual case.
+ */
+export function utcSqlMillis(value: string): number {
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(value);
+  if (m) {
+    const [y, mo, d, h, mi, se] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+    const date = new Date(0);
+    date.setUTCFullYear(y, mo - 1, d);
+    date.setUTCHours(h, mi, se, 0);
+    // A value that does not come back unchanged (30 February, hour 24) is left to luxon's rules.
+    if (date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && date.getUTCHours() === h && date.getUTCMinutes() === mi && date.getUTCSeconds() === se) {
+      return date.getTime();
+    }
+  }
+  return DateTime.fromSQL(value, { zone: "UTC" }).toMillis();
 }
 
 /**
@@ -169,7 +203,11 @@ export function timezoneAbbr(zone: string, at: DateTime): string {
  * not a date-time.
  */
 export function isoWithOffset(wallClock: string, zone: string): string {
-  const w = splitWallClock(wallClock);
-  if (!w) throw new TypeError(`Not a YYYY-MM-DD HH:MM:SS value: ${wallClock}`);
-  return wallClockToInstant(w, resolveZone(zoneForLuxon(zone))).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ");
+  return isoValues.get(`${wallClock}\u0000${zone}`, () => {
+    const w = splitWallClock(wallClock);
+    if (!w) throw new TypeError(`Not a YYYY-MM-DD HH:MM:SS value: ${wallClock}`);
+    return wallClockToInstant(w, resolveZone(zoneForLuxon(zone))).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ");
+  });
 }
+
+const isoValues = new BoundedMemo<string>(20_000);

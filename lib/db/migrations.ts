@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { migrateSearchIndex } from "./search-index";
 import { dialectOf } from "./target";
 
 /**
@@ -82,6 +83,8 @@ const steps: Step[] = [
       t.index(["author"], "posts_author");
       t.index(["parent"], "posts_parent");
       t.index(["translation_group"], "posts_translation_group");
+      // Created by migrateCore for databases made before these indexes existed; listed here too so that a new table has them from the start.
+      t.index(["status", "date_utc"], "posts_status_date_utc");
     },
   },
   {
@@ -136,6 +139,14 @@ const steps: Step[] = [
       t.index(["to_id", "relation"], "post_links_to");
     },
   },
+  {
+    // Lock rows of "find the existing record or create it" (lib/db/name-lock.ts):
+    // one row per key ever locked, e.g. a hash of (venue, language, lower(name)).
+    table: "name_locks",
+    create: (t) => {
+      t.string("lock_key", 64).primary();
+    },
+  },
 ];
 
 function textColumn(t: Knex.CreateTableBuilder, knex: Knex, name: string): void {
@@ -144,9 +155,53 @@ function textColumn(t: Knex.CreateTableBuilder, knex: Knex, name: string): void 
   else t.text(name).notNullable();
 }
 
+/**
+ * Indexes added after the first release of the schema: a table created
+ * earlier lacks them, so each is created here when missing (a new table
+ * already has them from its `create`).
+ */
+const laterIndexes: Array<{ table: string; name: string; columns: string[] }> = [
+  // The scheduler's `status = 'future' AND date_utc <= now` every 30 s, which otherwise scans every post.
+  { table: "posts", name: "posts_status_date_utc", columns: ["status", "date_utc"] },
+];
+
 export async function migrateCore(knex: Knex): Promise<void> {
   for (const step of steps) {
     await createTableIfMissing(knex, step.table, (t) => step.create(t, knex));
+  }
+  for (const index of laterIndexes) await createIndexIfMissing(knex, index.table, index.name, index.columns);
+  await migrateSearchIndex(knex);
+}
+
+export async function indexExists(knex: Knex, table: string, index: string): Promise<boolean> {
+  switch (dialectOf(knex)) {
+    case "postgres": {
+      const r = await knex.raw("select 1 from pg_indexes where schemaname = current_schema() and tablename = ? and indexname = ?", [table, index]);
+      return (r as { rows: unknown[] }).rows.length > 0;
+    }
+    case "mysql": {
+      const r = await knex.raw(
+        "select 1 from information_schema.statistics where table_schema = database() and table_name = ? and index_name = ?",
+        [table, index],
+      );
+      return (r as unknown[][])[0].length > 0;
+    }
+    default: {
+      const rows = await knex("sqlite_master").where({ type: "index", name: index }).select("name");
+      return rows.length > 0;
+    }
+  }
+}
+
+/** Creates an index unless it exists; tolerates a concurrent creator. */
+export async function createIndexIfMissing(knex: Knex, table: string, index: string, columns: string[]): Promise<void> {
+  if (await indexExists(knex, table, index)) return;
+  try {
+    await knex.schema.alterTable(table, (t) => {
+      t.index(columns, index);
+    });
+  } catch (err) {
+    if (!(await indexExists(knex, table, index))) throw err;
   }
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Knex } from "knex";
-import { createTableIfMissing } from "../db/migrations";
+import { createTableIfMissing, indexExists } from "../db/migrations";
 import { dialectOf } from "../db/target";
 import { EngineError } from "../engine-errors";
 import { normaliseSqlDate } from "./dates";
@@ -44,26 +44,6 @@ export function fieldIndexName(type: string, field: string): string {
   const name = `fx_${type}_${field}`;
   if (name.length <= 60) return name;
   return `fx_${createHash("sha1").update(`${type}.${field}`).digest("hex").slice(0, 20)}`;
-}
-
-async function indexExists(knex: Knex, table: string, index: string): Promise<boolean> {
-  switch (dialectOf(knex)) {
-    case "postgres": {
-      const r = await knex.raw("select 1 from pg_indexes where schemaname = current_schema() and tablename = ? and indexname = ?", [table, index]);
-      return (r as { rows: unknown[] }).rows.length > 0;
-    }
-    case "mysql": {
-      const r = await knex.raw(
-        "select 1 from information_schema.statistics where table_schema = database() and table_name = ? and index_name = ?",
-        [table, index],
-      );
-      return (r as unknown[][])[0].length > 0;
-    }
-    default: {
-      const rows = await knex("sqlite_master").where({ type: "index", name: index }).select("name");
-      return rows.length > 0;
-    }
-  }
 }
 
 /** Creates or extends the typed-field table of a post type; idempotent and tolerant of a concurrent migrator. */

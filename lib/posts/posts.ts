@@ -1,8 +1,12 @@
 import type { Knex } from "knex";
+import { isStoredId, storedIds } from "../db/ids";
+import { SEARCH_TABLE, trigramMatch } from "../db/search-index";
 import type { Engine } from "../engine";
 import type { PostsApi } from "../engine-api";
-import { EngineError } from "../engine-errors";
+import { assertNoNul, EngineError, hasNul } from "../engine-errors";
 import { sanitizeTitle, uniqueSlugCandidate } from "../format/slug";
+import { rowToTerm, type TermRow } from "../taxonomy/terms";
+import type { Term } from "../taxonomy/types";
 import type { CurrentUser } from "../users/types";
 import { derivePostDates, formatLocal, formatUtc, siteZone, utcMillis, ZERO_DATE } from "./dates";
 import { defaultFieldValues, fromDbValue, toDbValue } from "./fields";
@@ -51,6 +55,118 @@ type With = NonNullable<PostQuery["with"]>;
 /** Resolves a typed field of the queried type to its joined column (null when the name is no typed field). */
 type FieldColumn = (name: string) => { column: string; def: FieldDef } | null;
 const WITH_ALL: With = { meta: true, terms: true, links: true };
+
+/** A post row as read with the joined typed-field columns (under the aliases of its FieldJoin). */
+type JoinedRow = PostRow & Record<string, unknown>;
+
+/** A typed-field table joined to `posts as p` for reading, and the aliases its columns come back under. */
+interface FieldJoin {
+  type: RegisteredPostType;
+  alias: string;
+  /** Alias of the joined `post_id`: NULL when the post has no field row. */
+  marker: string;
+  columns: Array<{ name: string; def: FieldDef; as: string }>;
+}
+
+interface BuiltQuery {
+  qb: Knex.QueryBuilder;
+  fieldColumn: FieldColumn;
+  /** Typed-field columns the conditions require to be non-NULL (so the field row exists). */
+  nonNull: Set<string>;
+  /** Adds the search-index narrowing to a statement, when the search can use it. */
+  narrow?: (b: Knex.QueryBuilder) => void;
+  /** Joins and selects the typed fields of the queried type(s) on the rows statement; returns how to read them back. */
+  selectFields: (rowsQb: Knex.QueryBuilder) => FieldJoin[];
+}
+
+/** One row of the relations statement (see loadRelations). */
+type RelationRow = { kind: string; owner: unknown; ref: unknown; name: unknown; ord: unknown; val: unknown } & Record<string, unknown>;
+
+/** Field tables joined when loading posts of unknown types by id; more are read with one query per type. */
+const MAX_LOAD_JOINS = 8;
+/** Above this many matches a search page is read along the order index rather than from the search index's candidates. */
+const NARROW_ROWS_MAX = 500;
+/** The term columns the relations statement carries (besides id and taxonomy). */
+const TERM_COLUMNS = ["name", "slug", "description", "parent", "count", "term_group", "language", "translation_group"] as const;
+
+function fieldJoin(type: RegisteredPostType, alias: string): FieldJoin {
+  // Short positional aliases: field names may be long, and PostgreSQL cuts identifiers at 63 bytes.
+  const columns = Object.entries(type.fields).map(([name, def], i) => ({ name, def, as: `${alias}__${i}` }));
+  return { type, alias, marker: `${alias}__id`, columns };
+}
+
+function selectJoinColumns(qb: Knex.QueryBuilder, joins: readonly FieldJoin[]): void {
+  for (const j of joins) {
+    qb.select(`${j.alias}.post_id as ${j.marker}`);
+    for (const c of j.columns) qb.select(`${j.alias}.${c.name} as ${c.as}`);
+  }
+}
+
+/** LEFT JOINs (a primary-key lookup each) and the selected columns of each field table. */
+function addFieldJoins(qb: Knex.QueryBuilder, joins: readonly FieldJoin[]): void {
+  for (const j of joins) {
+    if (j.type.fieldsTable) qb.leftJoin(`${j.type.fieldsTable} as ${j.alias}`, `${j.alias}.post_id`, "p.id");
+  }
+  selectJoinColumns(qb, joins);
+}
+
+function joinedFields(join: FieldJoin, row: JoinedRow): Record<string, FieldValue> {
+  const values: Record<string, FieldValue> = {};
+  for (const c of join.columns) values[c.name] = fromDbValue(c.def, row[c.as]);
+  return values;
+}
+
+function termOfRelation(r: RelationRow): Term {
+  const tg = r.t_translation_group;
+  const row: TermRow = {
+    id: Number(r.ref),
+    taxonomy: String(r.name),
+    name: String(r.t_name),
+    slug: String(r.t_slug),
+    description: String(r.t_description ?? ""),
+    parent: Number(r.t_parent),
+    count: Number(r.t_count),
+    term_group: Number(r.t_term_group),
+    language: String(r.t_language),
+    translation_group: tg === null || tg === undefined ? null : Number(tg),
+  };
+  return rowToTerm(row);
+}
+
+/** Whether a condition on a nullable column can only hold for a non-NULL value. */
+function rejectsNull(cond: FieldCondition): boolean {
+  const first = Array.isArray(cond.value) ? cond.value[0] : cond.value;
+  switch (cond.op) {
+    case "=":
+    case "<":
+    case "<=":
+    case ">":
+    case ">=":
+      return first !== null && first !== undefined;
+    case "in":
+    case "not null":
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Binary string order (as SQLite, MariaDB's utf8mb4_bin and the "C" collation sort). */
+function compareCodePoints(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Full term rows read together with a post's term relationships (see `termsLoadedWith`). */
+const loadedTerms = new WeakMap<LoadedPost, Map<number, Term>>();
+
+/**
+ * The terms of a post loaded with `with.terms`, read in the same statement
+ * as its term ids: whoever renders the post (the calendar's records) needs
+ * no further query for them. Undefined for a post loaded without terms.
+ */
+export function termsLoadedWith(post: LoadedPost): ReadonlyMap<number, Term> | undefined {
+  return loadedTerms.get(post);
+}
 
 /** WordPress's suffix for the slug of a trashed post (wp_add_trashed_suffix_to_post_name_for_post). */
 const TRASHED_SUFFIX = "__trashed";
@@ -260,6 +376,10 @@ export class Posts implements PostsApi {
       translation_group: input.translationGroup ?? null,
       previous_status: null,
     };
+    // U+0000 is refused on every database, not only where PostgreSQL fails on it (engine-errors hasNul).
+    assertNoNul(row);
+    assertNoNul(fieldValues);
+    assertNoNul(input.meta);
     const id = await insertReturningId(this.k, this.e.dialect, "posts", row);
     // A new record starts its own translation group unless it joins one.
     const extra = row.translation_group === null ? { translation_group: id } : {};
@@ -276,6 +396,7 @@ export class Posts implements PostsApi {
   /** @internal the update operation inside the current transaction. */
   async updateIn(id: number, patch: PostPatch, actor: CurrentUser | null): Promise<LoadedPost> {
     void actor; // accepted for symmetry with create; permission checks belong to the caller
+    if (patch.terms !== undefined || patch.status !== undefined) await this.lockTermsBeforePost(id, Object.values(patch.terms ?? {}).flat());
     const cur = await this.requireRow(id, true);
     const type = this.e.registry.postType(cur.type);
     const requested = (patch.status ?? cur.status) as PostStatus;
@@ -297,6 +418,10 @@ export class Posts implements PostsApi {
     if (patch.menuOrder !== undefined) changes.menu_order = patch.menuOrder;
     if (patch.language !== undefined) changes.language = patch.language;
     if (patch.translationGroup !== undefined) changes.translation_group = patch.translationGroup ?? id;
+    // U+0000 is refused on every database (engine-errors hasNul), before anything is written.
+    assertNoNul({ ...changes, slug: patch.slug });
+    assertNoNul(patch.fields);
+    assertNoNul(patch.meta);
 
     // Dates, then the status they imply.
     const zone = siteZone(await this.e.options.timezone());
@@ -363,6 +488,7 @@ export class Posts implements PostsApi {
 
   /** @internal */
   async deleteIn(id: number): Promise<void> {
+    await this.lockTermsBeforePost(id, []);
     const cur = await this.requireRow(id, true);
     const termIds = await this.termIdsOf(id);
     await this.k("term_relationships").where({ object_id: id }).delete();
@@ -379,7 +505,7 @@ export class Posts implements PostsApi {
   // ------------------------------------------------------------------ reads
 
   async get(id: number, withRel?: PostQuery["with"]): Promise<LoadedPost | undefined> {
-    if (!Number.isSafeInteger(id) || id <= 0) return undefined;
+    if (!isStoredId(id)) return undefined;
     return (await this.load([id], withRel))[0];
   }
 
@@ -389,35 +515,72 @@ export class Posts implements PostsApi {
   }
 
   async getBySlug(type: string, slug: string, opts: { language?: string; withRel?: PostQuery["with"] } = {}): Promise<LoadedPost | undefined> {
-    const base = (): Knex.QueryBuilder => this.k("posts").where({ type, slug }).whereNot("status", "trash");
-    let row: { id: number } | undefined;
-    if (opts.language !== undefined) row = await base().where("language", opts.language).orderBy("id").first("id");
-    if (!row) row = await base().orderBy("id").first("id");
-    return row ? this.get(Number(row.id), opts.withRel) : undefined;
+    // No stored slug holds U+0000 (engine-errors hasNul): nothing to look up.
+    if (hasNul(slug)) return undefined;
+    const registered = this.e.registry.postTypes.get(type);
+    const joins = registered?.fieldsTable ? [fieldJoin(registered, "f")] : [];
+    // The whole row (typed fields joined) in one statement: the lowest id of the language, else of any language.
+    const lookup = (language: string | undefined): Promise<JoinedRow | undefined> => {
+      const q = this.k("posts as p").where("p.type", type).where("p.slug", slug).whereNot("p.status", "trash").select("p.*");
+      if (language !== undefined) q.where("p.language", language);
+      addFieldJoins(q, joins);
+      return q.orderBy("p.id").first();
+    };
+    let row: JoinedRow | undefined;
+    if (opts.language !== undefined) row = await lookup(opts.language);
+    if (!row) row = await lookup(undefined);
+    return row ? (await this.hydrate([row], opts.withRel, joins))[0] : undefined;
   }
 
   async find(query: PostQuery): Promise<PostPage> {
-    const { qb, fieldColumn } = await this.buildQuery(query);
+    const built = await this.buildQuery(query);
+    const { qb } = built;
     const page = Math.max(1, Math.trunc(query.page ?? 1));
     const perPage = query.perPage ?? (await this.e.options.postsPerPage());
     // Ordering may join the typed-field table, which the count needs too.
-    this.applyOrder(qb, query, fieldColumn);
-    const rowsQb = qb.clone().select("p.*");
+    this.applyOrder(qb, query, built);
     const unlimited = perPage <= 0;
+    const countQuery = (): Knex.QueryBuilder => {
+      const c = qb.clone().clearOrder();
+      built.narrow?.(c);
+      return c.count({ n: "*" }).first();
+    };
+    let total: number | undefined;
+    // Narrowing by the search index pays for itself when few rows match; when
+    // many do, walking the order index and checking each row finds a page
+    // sooner than collecting every match first. The total (needed anyway,
+    // and cached) tells which case this is.
+    let narrowRows = built.narrow !== undefined;
+    if (built.narrow && !query.noTotal && !unlimited) {
+      total = await this.countTotal(countQuery());
+      narrowRows = total <= NARROW_ROWS_MAX;
+    }
+    const rowsQb = qb.clone().select("p.*");
+    if (narrowRows) built.narrow?.(rowsQb);
+    const joins = built.selectFields(rowsQb);
     if (!unlimited) rowsQb.limit(perPage).offset((page - 1) * perPage);
-    const rows: PostRow[] = await rowsQb;
-    let total: number;
-    if (query.noTotal) total = -1;
-    else if (unlimited) total = rows.length;
-    // A partly filled page (that is not past the end) already tells the total.
-    else if (rows.length > 0 && rows.length < perPage) total = (page - 1) * perPage + rows.length;
-    else total = countOf(await qb.clone().clearOrder().count({ n: "*" }).first());
-    return { posts: await this.hydrate(rows, query.with), total };
+    const rows: JoinedRow[] = await rowsQb;
+    if (total === undefined) {
+      if (query.noTotal) total = -1;
+      else if (unlimited) total = rows.length;
+      // A partly filled page (that is not past the end) already tells the total.
+      else if (rows.length > 0 && rows.length < perPage) total = (page - 1) * perPage + rows.length;
+      else total = await this.countTotal(countQuery());
+    }
+    return { posts: await this.hydrate(rows, query.with, joins), total };
   }
 
   async count(query: PostQuery): Promise<number> {
-    const { qb } = await this.buildQuery(query);
-    return countOf(await qb.count({ n: "*" }).first());
+    const built = await this.buildQuery(query);
+    built.narrow?.(built.qb);
+    return this.countTotal(built.qb.count({ n: "*" }).first());
+  }
+
+  /** A COUNT(*) statement's value, reused while the database is unchanged (db/revision.ts). */
+  private async countTotal(countQb: Knex.QueryBuilder): Promise<number> {
+    const cache = this.e.readCache;
+    if (!cache) return countOf(await countQb);
+    return cache.count(countQb, async () => countOf(await countQb));
   }
 
   async getMeta(id: number): Promise<Record<string, string>> {
@@ -430,10 +593,11 @@ export class Posts implements PostsApi {
   async linkedFrom(relation: string, toIds: number[]): Promise<Map<number, number[]>> {
     const out = new Map<number, number[]>();
     for (const id of toIds) out.set(id, []);
-    if (toIds.length === 0) return out;
+    const wanted = storedIds(toIds);
+    if (wanted.length === 0) return out;
     const rows = await this.k("post_links")
       .where({ relation })
-      .whereIn("to_id", toIds)
+      .whereIn("to_id", wanted)
       .orderBy([{ column: "to_id" }, { column: "from_id" }])
       .select<Array<{ from_id: number; to_id: number }>>("from_id", "to_id");
     for (const r of rows) out.get(Number(r.to_id))?.push(Number(r.from_id));
@@ -441,6 +605,7 @@ export class Posts implements PostsApi {
   }
 
   async unlinkAllTo(relation: string, toId: number): Promise<void> {
+    if (!isStoredId(toId)) return;
     await this.k("post_links").where({ relation, to_id: toId }).delete();
   }
 
@@ -451,13 +616,23 @@ export class Posts implements PostsApi {
 
   // ------------------------------------------------------------------ loading
 
-  /** Posts by id (in the order asked), with relations batch-loaded: one query per relation, not per post. */
+  /**
+   * Posts by id (in the order asked), with their typed fields joined in the
+   * same statement and relations batch-loaded: a fixed number of queries
+   * per call, not per post.
+   */
   async load(ids: number[], withRel?: PostQuery["with"]): Promise<LoadedPost[]> {
-    const wanted = ids.filter((i) => Number.isSafeInteger(i) && i > 0);
+    const wanted = storedIds(ids);
     if (wanted.length === 0) return [];
-    const rows: PostRow[] = await this.k("posts").whereIn("id", [...new Set(wanted)]).select("*");
+    // The type is not known before the row is read: every registered field
+    // table is joined (each a primary-key lookup), up to a few of them.
+    const typed = [...this.e.registry.postTypes.values()].filter((t) => t.fieldsTable !== null);
+    const joins = typed.length <= MAX_LOAD_JOINS ? typed.map((t, i) => fieldJoin(t, `f${i}`)) : [];
+    const q = this.k("posts as p").whereIn("p.id", [...new Set(wanted)]).select("p.*");
+    addFieldJoins(q, joins);
+    const rows: JoinedRow[] = await q;
     const byId = new Map(rows.map((r) => [Number(r.id), r]));
-    const ordered: PostRow[] = [];
+    const ordered: JoinedRow[] = [];
     const seen = new Set<number>();
     for (const id of wanted) {
       const r = byId.get(id);
@@ -466,15 +641,23 @@ export class Posts implements PostsApi {
         seen.add(id);
       }
     }
-    return this.hydrate(ordered, withRel);
+    return this.hydrate(ordered, withRel, joins);
   }
 
-  private async hydrate(rows: PostRow[], withRel: PostQuery["with"] | undefined): Promise<LoadedPost[]> {
+  /** Rows → posts: typed fields from the joined columns (or one query per type not joined), then the relations asked for. */
+  private async hydrate(rows: JoinedRow[], withRel: PostQuery["with"] | undefined, joins: readonly FieldJoin[] = []): Promise<LoadedPost[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => Number(r.id));
+    const joinOf = new Map(joins.map((j) => [j.type.name, j]));
     const fieldsByPost = new Map<number, Record<string, FieldValue>>();
     const idsByType = new Map<string, number[]>();
     for (const r of rows) {
+      const join = joinOf.get(r.type);
+      if (join) {
+        // No field row (a post made before its type declared fields) reads as all null, as a separate query would.
+        if (r[join.marker] !== null && r[join.marker] !== undefined) fieldsByPost.set(Number(r.id), joinedFields(join, r));
+        continue;
+      }
       const list = idsByType.get(r.type) ?? [];
       list.push(Number(r.id));
       idsByType.set(r.type, list);
@@ -498,68 +681,107 @@ export class Posts implements PostsApi {
       }
       return rowToPost(r, fields);
     });
-    const w = withRel ?? {};
+    await this.loadRelations(posts, ids, withRel ?? {});
+    return posts;
+  }
+
+  /**
+   * Meta, terms and links of a page of posts. When more than one kind is
+   * asked for they come in one UNION ALL statement (one round trip instead
+   * of up to three), ordered here as each query used to order them. The
+   * terms come with their whole rows, kept beside the posts for whoever
+   * renders them (`termsLoadedWith`).
+   */
+  private async loadRelations(posts: LoadedPost[], ids: number[], w: NonNullable<PostQuery["with"]>): Promise<void> {
+    const k = this.k;
+    const onlyTerms = Array.isArray(w.terms) ? w.terms : null;
+    const onlyLinks = Array.isArray(w.links) ? w.links : null;
+    // Named in every member: a compound statement takes its column names from whichever member comes first.
+    const noTerm = (): Knex.Raw[] => TERM_COLUMNS.map((c) => k.raw(`NULL as t_${c}`));
+    const branches: Knex.QueryBuilder[] = [];
+    // Columns: kind, owner post, referenced id, name (taxonomy / relation / meta key), order, meta value, then the term's own columns.
     if (w.meta) {
-      const metaRows = await this.k("postmeta")
-        .whereIn("post_id", ids)
-        .orderBy("id")
-        .select<Array<{ post_id: number; meta_key: string; meta_value: string }>>("post_id", "meta_key", "meta_value");
-      const byPost = new Map<number, Record<string, string>>();
-      for (const m of metaRows) {
-        const rec = byPost.get(Number(m.post_id)) ?? {};
-        rec[m.meta_key] = m.meta_value;
-        byPost.set(Number(m.post_id), rec);
-      }
-      for (const p of posts) p.meta = byPost.get(p.id) ?? {};
+      branches.push(
+        k("postmeta as m").whereIn("m.post_id", ids).select(k.raw("'m' as kind"), "m.post_id as owner", "m.id as ref", "m.meta_key as name", k.raw("0 as ord"), "m.meta_value as val", ...noTerm()),
+      );
     }
     if (w.terms) {
-      const only = Array.isArray(w.terms) ? w.terms : null;
-      const q = this.k("term_relationships as tr")
+      const q = k("term_relationships as tr")
         .join("terms as t", "t.id", "tr.term_id")
         .whereIn("tr.object_id", ids)
-        .orderBy([{ column: "tr.object_id" }, { column: "tr.term_order" }, { column: "tr.term_id" }])
-        .select<Array<{ object_id: number; term_id: number; taxonomy: string }>>("tr.object_id", "tr.term_id", "t.taxonomy");
-      if (only) q.whereIn("t.taxonomy", only);
-      const termRows = await q;
+        .select(k.raw("'t' as kind"), "tr.object_id as owner", "tr.term_id as ref", "t.taxonomy as name", "tr.term_order as ord", k.raw("NULL as val"), ...TERM_COLUMNS.map((c) => `t.${c} as t_${c}`));
+      if (onlyTerms) q.whereIn("t.taxonomy", onlyTerms);
+      branches.push(q);
+    }
+    if (w.links) {
+      const q = k("post_links as pl")
+        .whereIn("pl.from_id", ids)
+        .select(k.raw("'l' as kind"), "pl.from_id as owner", "pl.to_id as ref", "pl.relation as name", "pl.position as ord", k.raw("NULL as val"), ...noTerm());
+      if (onlyLinks) q.whereIn("pl.relation", onlyLinks);
+      branches.push(q);
+    }
+    if (branches.length === 0) return;
+    // Unwrapped members: SQLite does not accept parentheses around the SELECTs of a compound statement.
+    const [first, ...rest] = branches;
+    const rows: RelationRow[] = rest.length === 0 ? await first : await first.unionAll(rest);
+    const meta: RelationRow[] = [];
+    const terms: RelationRow[] = [];
+    const links: RelationRow[] = [];
+    for (const r of rows) (r.kind === "m" ? meta : r.kind === "t" ? terms : links).push(r);
+    const byId = new Map(posts.map((p) => [p.id, p]));
+
+    if (w.meta) {
+      meta.sort((a, b) => Number(a.ref) - Number(b.ref));
+      for (const p of posts) p.meta = {};
+      for (const m of meta) {
+        const rec = byId.get(Number(m.owner))?.meta;
+        if (rec) rec[String(m.name)] = String(m.val ?? "");
+      }
+    }
+    if (w.terms) {
+      terms.sort((a, b) => Number(a.owner) - Number(b.owner) || Number(a.ord) - Number(b.ord) || Number(a.ref) - Number(b.ref));
+      const records = new Map<number, Map<number, Term>>();
       for (const p of posts) {
         const rec: Record<string, number[]> = {};
         // Every taxonomy asked for (or of the type) is present, empty when unassigned.
-        const taxes = only ?? [...this.e.registry.taxonomies.values()].filter((t) => t.config.objectTypes.includes(p.type)).map((t) => t.name);
+        const taxes = onlyTerms ?? [...this.e.registry.taxonomies.values()].filter((t) => t.config.objectTypes.includes(p.type)).map((t) => t.name);
         for (const t of taxes) rec[t] = [];
         p.termIds = rec;
+        records.set(p.id, new Map());
       }
-      const byId = new Map(posts.map((p) => [p.id, p]));
-      for (const r of termRows) {
-        const rec = byId.get(Number(r.object_id))?.termIds;
-        if (rec) (rec[r.taxonomy] ??= []).push(Number(r.term_id));
+      for (const r of terms) {
+        const owner = Number(r.owner);
+        const rec = byId.get(owner)?.termIds;
+        if (!rec) continue;
+        (rec[String(r.name)] ??= []).push(Number(r.ref));
+        records.get(owner)?.set(Number(r.ref), termOfRelation(r));
       }
+      for (const p of posts) loadedTerms.set(p, records.get(p.id) ?? new Map());
     }
     if (w.links) {
-      const only = Array.isArray(w.links) ? w.links : null;
-      const q = this.k("post_links")
-        .whereIn("from_id", ids)
-        .orderBy([{ column: "from_id" }, { column: "relation" }, { column: "position" }, { column: "to_id" }])
-        .select<Array<{ from_id: number; relation: string; to_id: number }>>("from_id", "relation", "to_id");
-      if (only) q.whereIn("relation", only);
-      const linkRows = await q;
+      links.sort(
+        (a, b) =>
+          Number(a.owner) - Number(b.owner) ||
+          compareCodePoints(String(a.name), String(b.name)) ||
+          Number(a.ord) - Number(b.ord) ||
+          Number(a.ref) - Number(b.ref),
+      );
       for (const p of posts) {
         const rec: Record<string, number[]> = {};
-        for (const rel of only ?? []) rec[rel] = [];
+        for (const rel of onlyLinks ?? []) rec[rel] = [];
         p.links = rec;
       }
-      const byId = new Map(posts.map((p) => [p.id, p]));
-      for (const r of linkRows) {
-        const rec = byId.get(Number(r.from_id))?.links;
-        if (rec) (rec[r.relation] ??= []).push(Number(r.to_id));
+      for (const r of links) {
+        const rec = byId.get(Number(r.owner))?.links;
+        if (rec) (rec[String(r.name)] ??= []).push(Number(r.ref));
       }
     }
-    return posts;
   }
 
   // ------------------------------------------------------------------ the query builder
 
   /** Every constraint of a PostQuery on `posts as p` (and `fields_<type> as f` when a typed field is used). */
-  private async buildQuery(query: PostQuery): Promise<{ qb: Knex.QueryBuilder; fieldColumn: FieldColumn }> {
+  private async buildQuery(query: PostQuery): Promise<BuiltQuery> {
     const k = this.k;
     const typeNames = [...new Set(Array.isArray(query.type) ? query.type : [query.type])];
     const types = typeNames.map((t) => this.e.registry.postType(t));
@@ -582,18 +804,53 @@ export class Posts implements PostsApi {
       qb.whereIn("p.status", query.status);
     }
     if (query.visibility) applyVisibility(qb, types, query.visibility, "p");
-    if (query.ids) qb.whereIn("p.id", query.ids);
-    if (query.excludeIds && query.excludeIds.length > 0) qb.whereNotIn("p.id", query.excludeIds);
-    if (query.author) qb.whereIn("p.author", query.author);
-    if (query.parent) qb.whereIn("p.parent", query.parent);
+    // Ids past the column range can match nothing (db/ids.ts): left out, so an
+    // `ids` list of only such ids is `IN ()`, which knex writes as 1 = 0.
+    if (query.ids) qb.whereIn("p.id", storedIds(query.ids));
+    const excluded = storedIds(query.excludeIds ?? []);
+    if (excluded.length > 0) qb.whereNotIn("p.id", excluded);
+    if (query.author) qb.whereIn("p.author", storedIds(query.author));
+    if (query.parent) qb.whereIn("p.parent", storedIds(query.parent));
     if (query.language !== undefined) qb.where("p.language", query.language);
     if (query.hasPassword === true) qb.whereNot("p.password", "");
     if (query.hasPassword === false) qb.where("p.password", "");
-    for (const cond of query.where ?? []) this.applyCondition(qb, cond, fieldColumn);
-    if (query.search !== undefined && query.search.trim() !== "") this.applySearch(qb, query, single, fieldColumn);
+    const nonNull = new Set<string>();
+    for (const cond of query.where ?? []) {
+      this.applyCondition(qb, cond, fieldColumn);
+      if (!CORE_COLUMNS[cond.field] && rejectsNull(cond)) {
+        const typed = fieldColumn(cond.field);
+        if (typed) nonNull.add(typed.column);
+      }
+    }
+    let narrow: ((b: Knex.QueryBuilder) => void) | undefined;
+    if (query.search !== undefined && hasNul(query.search)) {
+      // No stored text holds U+0000 and PostgreSQL cannot compare with it (engine-errors hasNul).
+      qb.whereRaw("1 = 0");
+    } else if (query.search !== undefined && query.search.trim() !== "") {
+      const words = this.applySearch(qb, query, single, fieldColumn);
+      const match = words && (await this.e.hasSearchIndex()) ? trigramMatch(words) : null;
+      // Only ever an extra condition next to the exact one, which alone decides what matches.
+      if (match !== null) narrow = (b) => b.whereIn("p.id", k(SEARCH_TABLE).select("rowid").whereRaw("?? MATCH ?", [SEARCH_TABLE, match]));
+    }
     for (const cond of query.tax ?? []) await this.applyTax(qb, cond);
     for (const cond of query.links ?? []) await this.applyLink(qb, cond);
-    return { qb, fieldColumn };
+
+    const selectFields = (rowsQb: Knex.QueryBuilder): FieldJoin[] => {
+      if (single) {
+        if (!single.fieldsTable) return [];
+        // The where clause may already have joined the table as `f`.
+        if (!joined) rowsQb.leftJoin(`${single.fieldsTable} as f`, "f.post_id", "p.id");
+        const join = fieldJoin(single, "f");
+        selectJoinColumns(rowsQb, [join]);
+        return [join];
+      }
+      const typed = types.filter((t) => t.fieldsTable !== null);
+      if (typed.length > MAX_LOAD_JOINS) return [];
+      const joins = typed.map((t, i) => fieldJoin(t, `f${i}`));
+      addFieldJoins(rowsQb, joins);
+      return joins;
+    };
+    return { qb, fieldColumn, nonNull, narrow, selectFields };
   }
 
   private applyCondition(
@@ -672,16 +929,21 @@ export class Posts implements PostsApi {
    * title, excerpt, content or a search field (`words-any-field`: words may
    * match different fields), or one field must hold all words
    * (`all-words-one-field`). `-word` excludes posts containing it.
+   *
+   * Returns the words every match holds somewhere in title, excerpt or
+   * content, for the search index to narrow the candidates with; null when
+   * a match may hold a word only elsewhere (a search field), where the index
+   * cannot help.
    */
   private applySearch(
     qb: Knex.QueryBuilder,
     query: PostQuery,
     single: RegisteredPostType | null,
     fieldColumn: FieldColumn,
-  ): void {
+  ): string[] | null {
     const k = this.k;
     const terms = parseSearch(query.search ?? "");
-    if (terms.length === 0) return;
+    if (terms.length === 0) return null;
     type Target = (word: string, negate: boolean) => Knex.Raw | ((b: Knex.QueryBuilder) => void);
     const targets: Target[] = [
       (w, neg) => likeContains(k, "p.title", w, neg),
@@ -708,6 +970,20 @@ export class Posts implements PostsApi {
       } else if (or) b.orWhere(clause);
       else b.where(clause);
     };
+    // An anonymous searcher (PostQuery.searchAs) reaches a password-protected
+    // post through its title only: every other field counts as empty for it,
+    // so it neither matches a word nor is excluded by one.
+    const searcher = query.searchAs !== undefined ? query.searchAs : query.visibility?.user;
+    if (searcher === null) {
+      for (let i = 1; i < targets.length; i++) {
+        const inner = targets[i];
+        targets[i] = (w, neg) => (b: Knex.QueryBuilder) => {
+          if (neg) b.whereNot("p.password", "");
+          else b.where("p.password", "");
+          add(b, inner(w, neg), neg);
+        };
+      }
+    }
     const include = terms.filter((t) => !t.exclude);
     const exclude = terms.filter((t) => t.exclude);
     if (query.searchMode === "all-words-one-field") {
@@ -732,6 +1008,7 @@ export class Posts implements PostsApi {
         for (const target of targets) add(all, target(t.text, true), false);
       });
     }
+    return targets.length === 3 && include.length > 0 ? include.map((t) => t.text) : null;
   }
 
   /** Term ids of a condition, each given id expanded to its translations and (optionally) descendants. */
@@ -744,18 +1021,22 @@ export class Posts implements PostsApi {
       translations: cond.translations === true,
       children: cond.includeChildren === true,
     });
-    const exists = (termIds: number[]): Knex.QueryBuilder =>
-      k("term_relationships as tr").select(k.raw("1")).where("tr.object_id", k.ref("p.id")).whereIn("tr.term_id", termIds);
+    // `p.id IN (posts with the terms)` rather than a correlated EXISTS: the
+    // same rows, but the planner may start from the term's posts (a category
+    // of 1,000 events among 100,000) instead of testing every post in turn.
+    const carrying = (termIds: number[]): Knex.QueryBuilder => k("term_relationships as tr").select("tr.object_id").whereIn("tr.term_id", termIds);
     const all = [...new Set(groups.flat())];
     if (operator === "IN") {
       // Unknown terms match nothing (WordPress turns the query into 0 = 1).
       if (all.length === 0) qb.whereRaw("1 = 0");
-      else qb.whereExists(exists(all));
+      else qb.whereIn("p.id", carrying(all));
     } else if (operator === "NOT IN") {
-      if (all.length > 0) qb.whereNotExists(exists(all));
+      if (all.length > 0) {
+        qb.whereNotExists(k("term_relationships as tr").select(k.raw("1")).where("tr.object_id", k.ref("p.id")).whereIn("tr.term_id", all));
+      }
     } else if (operator === "AND") {
       if (groups.some((g) => g.length === 0)) qb.whereRaw("1 = 0");
-      for (const g of groups) qb.whereExists(exists(g));
+      for (const g of groups) qb.whereIn("p.id", carrying(g));
     } else {
       throw new EngineError("invalid_input", `unknown tax operator: ${String(operator)}`);
     }
@@ -763,18 +1044,15 @@ export class Posts implements PostsApi {
 
   private async applyLink(qb: Knex.QueryBuilder, cond: NonNullable<PostQuery["links"]>[number]): Promise<void> {
     const k = this.k;
-    const expand = async (ids: number[]): Promise<number[]> => (cond.translations ? this.translationsOf(ids) : ids);
+    const expand = async (ids: number[]): Promise<number[]> => (cond.translations ? this.translationsOf(ids) : storedIds(ids));
+    // IN (subquery) for the same reason as in applyTax: a venue's events are found from the venue.
     if (cond.to !== undefined) {
       const to = await expand(uniqueInts(cond.to, "link to"));
-      qb.whereExists(
-        k("post_links as pl").select(k.raw("1")).where("pl.from_id", k.ref("p.id")).where("pl.relation", cond.relation).whereIn("pl.to_id", to),
-      );
+      qb.whereIn("p.id", k("post_links as pl").select("pl.from_id").where("pl.relation", cond.relation).whereIn("pl.to_id", to));
     }
     if (cond.from !== undefined) {
       const from = await expand(uniqueInts(cond.from, "link from"));
-      qb.whereExists(
-        k("post_links as pl").select(k.raw("1")).where("pl.to_id", k.ref("p.id")).where("pl.relation", cond.relation).whereIn("pl.from_id", from),
-      );
+      qb.whereIn("p.id", k("post_links as pl").select("pl.to_id").where("pl.relation", cond.relation).whereIn("pl.from_id", from));
     }
     if (cond.exists !== undefined) {
       const sub = k("post_links as pl").select(k.raw("1")).where("pl.from_id", k.ref("p.id")).where("pl.relation", cond.relation);
@@ -784,12 +1062,14 @@ export class Posts implements PostsApi {
     if (cond.linkedBy !== undefined) {
       const by = cond.linkedBy;
       const byType = this.e.registry.postType(by.type);
-      const sub = k("post_links as pl")
-        .join("posts as lp", "lp.id", "pl.from_id")
-        .select(k.raw("1"))
-        .where("pl.to_id", k.ref("p.id"))
-        .where("pl.relation", cond.relation)
-        .where("lp.type", byType.name);
+      // For each candidate post, its incoming links first, then the linking
+      // post and its fields by primary key. SQLite's CROSS JOIN keeps that
+      // order even without planner statistics, which otherwise may walk
+      // every published event for each venue (seconds at 100k events).
+      const sub = k("post_links as pl");
+      if (this.e.dialect === "sqlite") sub.crossJoin("posts as lp", "lp.id", "pl.from_id");
+      else sub.join("posts as lp", "lp.id", "pl.from_id");
+      sub.select(k.raw("1")).where("pl.to_id", k.ref("p.id")).where("pl.relation", cond.relation).where("lp.type", byType.name);
       if (by.status) sub.whereIn("lp.status", by.status);
       if (by.visibility) applyVisibility(sub, [byType], by.visibility, "lp");
       let joined = false;
@@ -810,9 +1090,10 @@ export class Posts implements PostsApi {
 
   /** The ids plus every post in their translation groups. */
   async translationsOf(ids: number[]): Promise<number[]> {
+    ids = storedIds(ids);
     if (ids.length === 0) return [];
-    const groups = await this.k("posts").whereIn("id", ids).whereNotNull("translation_group").pluck("translation_group");
-    const members: number[] = groups.length > 0 ? await this.k("posts").whereIn("translation_group", groups).pluck("id") : [];
+    const groups = this.k("posts").whereIn("id", ids).whereNotNull("translation_group").select("translation_group");
+    const members: number[] = await this.k("posts").whereIn("translation_group", groups).pluck("id");
     return [...new Set([...ids, ...members.map(Number)])];
   }
 
@@ -821,14 +1102,23 @@ export class Posts implements PostsApi {
    * without a unique last key SQLite, PostgreSQL and MariaDB return ties in
    * different orders. Typed fields may be NULL, which PostgreSQL sorts last
    * and the others first; NULL is made the smallest value everywhere.
+   *
+   * Where the conditions already rule out NULL in a typed field (a date
+   * bound), the NULL rank is left out, and a list ending on a typed field
+   * breaks ties with `f.post_id` (equal to `p.id`, since the conditions need
+   * the field row): the order is then the field's own index order, so the
+   * database can read a page from that index and stop, instead of sorting
+   * every matching row.
    */
-  private applyOrder(qb: Knex.QueryBuilder, query: PostQuery, fieldColumn: FieldColumn): void {
+  private applyOrder(qb: Knex.QueryBuilder, query: PostQuery, built: Pick<BuiltQuery, "fieldColumn" | "nonNull">): void {
     const order = query.orderBy && query.orderBy.length > 0 ? query.orderBy : [{ field: "date_local", dir: "desc" as const }];
     let hasId = false;
     let lastDir: "asc" | "desc" = "asc";
+    let lastTyped = false;
     for (const o of order) {
       const dir = o.dir === "desc" ? "desc" : "asc";
       lastDir = dir;
+      lastTyped = false;
       if (o.field === "include") {
         const [sql, bindings] = orderByList("p.id", query.ids ?? [], dir);
         qb.orderByRaw(sql, bindings);
@@ -843,19 +1133,21 @@ export class Posts implements PostsApi {
         else qb.orderBy(column, dir);
         continue;
       }
-      const typed = fieldColumn(o.field);
+      const typed = built.fieldColumn(o.field);
       if (!typed) throw new EngineError("invalid_field", `cannot order by ${o.field}`, { field: o.field });
-      qb.orderByRaw(`CASE WHEN ?? IS NULL THEN 0 ELSE 1 END ${dir}`, [typed.column]);
+      if (!built.nonNull.has(typed.column)) qb.orderByRaw(`CASE WHEN ?? IS NULL THEN 0 ELSE 1 END ${dir}`, [typed.column]);
       if (typed.def.type === "string" || typed.def.type === "text") orderByText(qb, this.e.dialect, typed.column, dir, true);
       else qb.orderBy(typed.column, dir);
+      lastTyped = true;
     }
-    if (!hasId) qb.orderBy("p.id", lastDir);
+    if (!hasId) qb.orderBy(lastTyped && built.nonNull.size > 0 ? "f.post_id" : "p.id", lastDir);
   }
 
   // ------------------------------------------------------------------ helpers
 
   /** @internal */
   async requireRow(id: number, forUpdate = false): Promise<PostRow> {
+    if (!isStoredId(id)) throw new EngineError("not_found", `no post ${id}`, { id });
     const q = this.k("posts").where({ id });
     // Row lock against a concurrent update of the same post (SQLite serialises writers anyway).
     if (forUpdate && this.e.inTransaction && this.e.dialect !== "sqlite") q.forUpdate();
@@ -971,13 +1263,17 @@ export class Posts implements PostsApi {
       }
       const ids = uniqueInts(given, `terms of ${taxName}`);
       if (ids.length > 0) {
-        const found = new Set((await this.k("terms").where({ taxonomy: taxName }).whereIn("id", ids).pluck("id")).map(Number));
+        const found = new Set((await this.k("terms").where({ taxonomy: taxName }).whereIn("id", storedIds(ids)).pluck("id")).map(Number));
         const missing = ids.filter((t) => !found.has(t));
         if (missing.length > 0) throw new EngineError("invalid_term", `no such ${taxName} terms: ${missing.join(", ")}`, { taxonomy: taxName, terms: missing });
       }
       const old = (
         await this.k("term_relationships as tr").join("terms as t", "t.id", "tr.term_id").where("tr.object_id", id).where("t.taxonomy", taxName).pluck("tr.term_id")
       ).map(Number);
+      // The terms whose counts change are locked (in id order) before their
+      // relationships are: concurrent writers then queue on the term rows
+      // instead of deadlocking between foreign-key locks and the recount.
+      await this.e.terms.lockIn([...old, ...ids]);
       if (old.length > 0) await this.k("term_relationships").where({ object_id: id }).whereIn("term_id", old).delete();
       if (ids.length > 0) await this.k("term_relationships").insert(ids.map((term_id, i) => ({ object_id: id, term_id, term_order: i })));
       for (const t of old) touched.add(t);
@@ -992,7 +1288,7 @@ export class Posts implements PostsApi {
       if (relation === "" || relation.length > 32) throw new EngineError("invalid_input", `bad link relation: ${relation}`);
       const ids = uniqueInts(given, `links ${relation}`);
       if (ids.length > 0) {
-        const found = new Set((await this.k("posts").whereIn("id", ids).pluck("id")).map(Number));
+        const found = new Set((await this.k("posts").whereIn("id", storedIds(ids)).pluck("id")).map(Number));
         const missing = ids.filter((t) => !found.has(t));
         if (missing.length > 0) throw new EngineError("invalid_link", `no such posts: ${missing.join(", ")}`, { relation, ids: missing });
       }
@@ -1001,18 +1297,34 @@ export class Posts implements PostsApi {
     }
   }
 
+  /**
+   * Before a write locks a post that may change term counts: the rows of
+   * the post's terms and of `more` (Terms.lockIn), so that every writer takes
+   * term rows before post rows. On MariaDB the recount's subquery is a
+   * locking read of the counted posts: a writer holding a term and counting
+   * would otherwise wait for a post whose writer waits for that term (a
+   * deadlock on every busy term). The post's terms are read before its row
+   * is locked, so a concurrent change may add one; the recount locks that
+   * one later (out of order, rare, and a deadlock there is retried).
+   * SQLite runs one writer at a time: nothing to do.
+   */
+  private async lockTermsBeforePost(id: number, more: readonly number[]): Promise<void> {
+    if (this.e.dialect === "sqlite" || !this.e.inTransaction || !isStoredId(id)) return;
+    await this.e.terms.lockIn([...(await this.termIdsOf(id)), ...more]);
+  }
+
   private async termIdsOf(id: number): Promise<number[]> {
     return (await this.k("term_relationships").where({ object_id: id }).pluck("term_id")).map(Number);
   }
 
   private async assertUser(id: number): Promise<void> {
-    if (!Number.isSafeInteger(id) || id < 0 || !(await this.k("users").where({ id }).first("id"))) {
+    if (!isStoredId(id) || !(await this.k("users").where({ id }).first("id"))) {
       throw new EngineError("invalid_user", `no user ${id}`, { id });
     }
   }
 
   private async assertPostExists(id: number, code: string): Promise<void> {
-    if (!Number.isSafeInteger(id) || id < 0 || !(await this.k("posts").where({ id }).first("id"))) {
+    if (!isStoredId(id) || !(await this.k("posts").where({ id }).first("id"))) {
       throw new EngineError(code, `no post ${id}`, { id });
     }
   }

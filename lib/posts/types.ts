@@ -177,6 +177,14 @@ export interface PostQuery {
   search?: string;
   /** `all-words-one-field`: venue/organizer rule — one field must contain all words. */
   searchMode?: "words-any-field" | "all-words-one-field";
+  /**
+   * Who searches. For an anonymous searcher (null) a password-protected post
+   * matches on its title only: its other fields are hidden from them, and a
+   * match would tell what they hold (WordPress leaves protected posts out of
+   * logged-out searches, WP_Query::parse_search). Default: the visibility's
+   * user when `visibility` is given, else nobody in particular (no limit).
+   */
+  searchAs?: CurrentUser | null;
   where?: FieldCondition[];
   tax?: TaxCondition[];
   links?: LinkCondition[];

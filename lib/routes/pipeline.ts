@@ -59,6 +59,12 @@ async function checkPermission(endpoint: CompiledEndpoint, req: ServerRequest): 
   return isRestError(result) ? result : forbidden(req.user);
 }
 
+/** Whether the permission passes, without building the refusal (an Error with its stack) that only an answer needs. */
+async function permits(endpoint: CompiledEndpoint, req: ServerRequest): Promise<boolean> {
+  const permission = endpoint.spec.permission;
+  return permission === "public" || (await permission(req)) === true;
+}
+
 type PermissionCache = Map<CompiledEndpoint, boolean>;
 
 /**
@@ -72,7 +78,7 @@ async function allowedMethods(server: RestServer, route: RouteEntry, req: Server
     let ok = cache.get(endpoint);
     if (ok === undefined) {
       try {
-        ok = (await checkPermission(endpoint, req)) === true;
+        ok = await permits(endpoint, req);
       } catch (err) {
         server.settings.logger.error(`REST permission check failed for ${req.method} ${req.path}`, err);
         ok = false;

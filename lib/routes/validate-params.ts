@@ -4,6 +4,7 @@
  * JSON body error → required → `validate` callbacks → type coercion, schema
  * checks and `sanitize`. Only the first failing stage reports.
  */
+import { hasNul } from "../engine-errors";
 import { coerceValue } from "./coerce";
 import { RestError, isRestError, type ErrorEnvelope, type ErrorItem } from "./errors";
 import { isAbsent } from "./json";
@@ -50,8 +51,34 @@ class InvalidParams {
   }
 }
 
+/** Whether a parameter value holds U+0000 in any string, at any depth (a list, an inline venue object). */
+function holdsNul(value: unknown, depth = 0): boolean {
+  if (typeof value === "string") return hasNul(value);
+  if (depth > 32 || typeof value !== "object" || value === null) return false;
+  const items: unknown[] = Array.isArray(value) ? value : [...Object.keys(value), ...Object.values(value)];
+  return items.some((item) => holdsNul(item, depth + 1));
+}
+
+/**
+ * calpress decision: a parameter holding U+0000 anywhere is refused with 400
+ * `rest_invalid_param`, on every route and database, before validation runs.
+ * WordPress's sanitizers would strip it; PostgreSQL cannot store or even
+ * compare it, so letting it through meant a 500 there and a stored NUL on
+ * SQLite and MariaDB. Every parameter is checked, declared or not, since
+ * handlers may read undeclared ones raw.
+ */
+function nulParamError(req: ServerRequest): RestError | undefined {
+  const names = Object.keys(req.params).filter((name) => holdsNul(name) || holdsNul(req.param(name)));
+  if (names.length === 0) return undefined;
+  const params: Record<string, string> = {};
+  for (const name of names) params[name] = `${name} must not contain a NUL character.`;
+  return new RestError("rest_invalid_param", `Invalid parameter(s): ${names.join(", ")}`, 400, { params, details: [] });
+}
+
 export async function validateRequest(req: ServerRequest, endpoint: ValidatedEndpoint): Promise<RestError | undefined> {
   if (req.jsonError) return req.jsonError;
+  const nul = nulParamError(req);
+  if (nul) return nul;
   const args = endpoint.args;
 
   // Required: a default counts as a value (WordPress checks get_param(), which includes defaults).

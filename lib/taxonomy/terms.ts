@@ -2,13 +2,14 @@ import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
 import type { Engine } from "../engine";
 import type { TermsApi } from "../engine-api";
-import { EngineError } from "../engine-errors";
+import { isStoredId, storedIds } from "../db/ids";
+import { assertNoNul, EngineError, hasNul } from "../engine-errors";
 import { sanitizeTitle, uniqueSlugCandidate } from "../format/slug";
 import type { RegisteredTaxonomy } from "../posts/registry";
 import { attemptUnique, countOf, insertReturningId, likeContains, orderByList, orderByText } from "../posts/sql";
 import type { Term, TermInput, TermPage, TermPatch, TermQuery } from "./types";
 
-interface TermRow {
+export interface TermRow {
   id: number;
   taxonomy: string;
   name: string;
@@ -27,7 +28,7 @@ const MAX_SLUG_ATTEMPTS = 200;
 /** Hierarchies deeper than this are treated as corrupt rather than walked forever. */
 const MAX_DEPTH = 100;
 
-function rowToTerm(r: TermRow): Term {
+export function rowToTerm(r: TermRow): Term {
   return {
     id: Number(r.id),
     taxonomy: r.taxonomy,
@@ -92,6 +93,7 @@ export class Terms implements TermsApi {
     const name = this.checkName(input.name);
     const language = input.language ?? (await this.e.options.defaultLanguage());
     const parent = await this.checkParent(tax, input.parent ?? 0, null);
+    assertNoNul({ description: input.description });
     const askedSlug = input.slug !== undefined ? sanitizeTitle(input.slug) : "";
     const slugProvided = askedSlug !== "";
     const slug = slugProvided ? askedSlug : sanitizeTitle(name);
@@ -135,7 +137,15 @@ export class Terms implements TermsApi {
         if (row.translation_group === null) await this.k("terms").where({ id }).update({ translation_group: id });
         return rowToTerm({ ...row, id, slug: c.slug, translation_group: row.translation_group ?? id });
       }
-      // A concurrent insert took the slug: move on to the next number.
+      // A concurrent insert took the slug. When that is the same term (this
+      // name at this level and language, which the name check above could
+      // not see yet), wp_insert_term's rule applies: term_exists with its id,
+      // so a create-by-name uses it instead of making `name-2`. Otherwise
+      // move on to the next number.
+      const holder = await this.committedSlugHolder(tax.name, language, c.slug);
+      if (holder && Number(holder.parent) === parent && holder.name.toLowerCase() === name.toLowerCase()) {
+        throw new EngineError("term_exists", "A term with the name provided already exists with this parent.", { term_id: Number(holder.id) });
+      }
       if (attempt >= MAX_SLUG_ATTEMPTS) throw new EngineError("slug_conflict", `no free slug for ${slug}`, { slug });
       candidate = await this.numberedFree(tax.name, language, c.root, Math.max(2, c.n + 1), null);
     }
@@ -154,6 +164,7 @@ export class Terms implements TermsApi {
     if (language !== cur.language) changes.language = language;
     if (patch.description !== undefined) changes.description = patch.description;
     if (patch.translationGroup !== undefined) changes.translation_group = patch.translationGroup ?? id;
+    assertNoNul({ description: patch.description });
 
     if (changes.name !== undefined || changes.parent !== undefined || changes.language !== undefined) {
       const clash = await this.sibling(tax.name, language, parent, name, id);
@@ -190,9 +201,42 @@ export class Terms implements TermsApi {
     return rowToTerm(cur);
   }
 
-  /** @internal Recomputes `count` (published posts with the term) in one statement. */
+  /**
+   * @internal Locks the term rows until the transaction ends, in id order so
+   * that two writers never wait for each other's terms in opposite orders.
+   * Posts take these locks before changing relationships and `recountIn`
+   * takes them again (a no-op then) before counting; see there for why.
+   * PostgreSQL: FOR NO KEY UPDATE, which the foreign-key checks of
+   * relationship inserts (FOR KEY SHARE) do not wait for. SQLite has one
+   * writer at a time: nothing to lock.
+   */
+  async lockIn(termIds: number[]): Promise<number[]> {
+    const ids = [...new Set(storedIds(termIds.map(Number)))].sort((a, b) => a - b);
+    if (ids.length === 0 || !this.e.inTransaction || this.e.dialect === "sqlite") return ids;
+    const q = this.k("terms").whereIn("id", ids).orderBy("id").select("id");
+    if (this.e.dialect === "postgres") q.forNoKeyUpdate();
+    else q.forUpdate();
+    await q;
+    return ids;
+  }
+
+  /**
+   * @internal Recomputes `count` (published posts with the term) in one
+   * statement, after locking the term rows. The lock is what makes the
+   * count right under PostgreSQL's READ COMMITTED: a writer that waited for
+   * another's term rows counts in a new statement, whose snapshot is taken
+   * after the other committed, so it sees the other's relationships too (an
+   * UPDATE that merely waits for the row re-reads that row only, and its
+   * count subquery keeps the old snapshot: the last writer to commit would
+   * overwrite the count with one that misses the others). Every writer
+   * recounts after its own relationship changes while holding the lock, so
+   * the last one to commit counts everything. MariaDB's UPDATE … (SELECT)
+   * reads the latest committed rows with locking reads anyway; the lock
+   * there mainly orders the writers (fewer deadlocks; `engine.write`
+   * retries the rest).
+   */
   async recountIn(termIds: number[]): Promise<void> {
-    const ids = [...new Set(termIds.map(Number).filter((i) => Number.isSafeInteger(i) && i > 0))];
+    const ids = await this.lockIn(termIds);
     if (ids.length === 0) return;
     const k = this.k;
     await k("terms")
@@ -207,14 +251,14 @@ export class Terms implements TermsApi {
   }
 
   async get(id: number): Promise<Term | undefined> {
-    if (!Number.isSafeInteger(id) || id <= 0) return undefined;
+    if (!isStoredId(id)) return undefined;
     const row: TermRow | undefined = await this.k("terms").where({ id }).first();
     return row ? rowToTerm(row) : undefined;
   }
 
   async getMany(ids: number[]): Promise<Map<number, Term>> {
     const out = new Map<number, Term>();
-    const wanted = [...new Set(ids.filter((i) => Number.isSafeInteger(i) && i > 0))];
+    const wanted = [...new Set(storedIds(ids))];
     if (wanted.length === 0) return out;
     const rows: TermRow[] = await this.k("terms").whereIn("id", wanted).select("*");
     for (const r of rows) out.set(Number(r.id), rowToTerm(r));
@@ -223,6 +267,8 @@ export class Terms implements TermsApi {
 
   /** The term of `language` with that slug, else the lowest-id one of any language (languages.md §2.4). */
   async bySlug(taxonomy: string, slug: string, language?: string): Promise<Term | undefined> {
+    // No stored term holds U+0000 (engine-errors hasNul): nothing to look up.
+    if (hasNul(slug)) return undefined;
     const base = (): Knex.QueryBuilder => this.k("terms").where({ taxonomy, slug });
     let row: TermRow | undefined;
     if (language !== undefined) row = await base().where({ language }).orderBy("id").first();
@@ -233,6 +279,7 @@ export class Terms implements TermsApi {
   /** Name compared case-insensitively, as WordPress's get_term_by('name') on MySQL; language preferred as bySlug. */
   async byName(taxonomy: string, name: string, parent?: number, language?: string): Promise<Term | undefined> {
     const trimmed = name.trim();
+    if (hasNul(trimmed)) return undefined;
     const base = (): Knex.QueryBuilder => {
       const q = this.k("terms")
         .where({ taxonomy })
@@ -250,16 +297,24 @@ export class Terms implements TermsApi {
     const k = this.k;
     this.e.registry.taxonomy(query.taxonomy);
     const qb = k("terms as t").where("t.taxonomy", query.taxonomy);
-    if (query.include) qb.whereIn("t.id", query.include);
-    if (query.exclude && query.exclude.length > 0) qb.whereNotIn("t.id", query.exclude);
-    if (query.search !== undefined && query.search !== "") {
+    // Ids past the column range can match nothing (db/ids.ts); an `include` of only such ids is `IN ()`, i.e. 1 = 0.
+    if (query.include) qb.whereIn("t.id", storedIds(query.include));
+    const excluded = storedIds(query.exclude ?? []);
+    if (excluded.length > 0) qb.whereNotIn("t.id", excluded);
+    // No stored term holds U+0000 and PostgreSQL cannot compare with it (engine-errors hasNul).
+    if (query.search !== undefined && hasNul(query.search)) qb.whereRaw("1 = 0");
+    else if (query.search !== undefined && query.search !== "") {
       const s = query.search;
       qb.where((b) => b.where(likeContains(k, "t.name", s)).orWhere(likeContains(k, "t.slug", s)));
     }
     if (query.slug) qb.whereIn("t.slug", query.slug);
     if (query.name) qb.whereIn("t.name", query.name);
     if (query.parent !== undefined) qb.where("t.parent", query.parent);
-    if (query.post !== undefined) qb.join("term_relationships as tr", (j) => j.on("tr.term_id", "=", "t.id").andOnVal("tr.object_id", "=", query.post!));
+    if (query.post !== undefined) {
+      const post = query.post;
+      if (isStoredId(post)) qb.join("term_relationships as tr", (j) => j.on("tr.term_id", "=", "t.id").andOnVal("tr.object_id", "=", post));
+      else qb.whereRaw("1 = 0");
+    }
     if (query.hideEmpty) qb.where("t.count", ">", 0);
     if (query.language !== undefined) qb.where("t.language", query.language);
 
@@ -290,7 +345,11 @@ export class Terms implements TermsApi {
     if (query.noTotal) total = -1;
     else if (perPage <= 0) total = rows.length;
     else if (rows.length > 0 && rows.length < perPage) total = (page - 1) * perPage + rows.length;
-    else total = countOf(await qb.clone().count({ n: "*" }).first());
+    else {
+      const countQb = qb.clone().count({ n: "*" }).first();
+      const cache = this.e.readCache;
+      total = cache ? await cache.count(countQb, async () => countOf(await countQb)) : countOf(await countQb);
+    }
     return { terms: rows.map(rowToTerm), total };
   }
 
@@ -314,14 +373,29 @@ export class Terms implements TermsApi {
    */
   async expandTermIds(taxonomy: string, ids: number[], opts: { translations?: boolean; children?: boolean }): Promise<number[][]> {
     if (ids.length === 0) return [];
+    // An id past the column range is no term: its group stays empty (db/ids.ts).
+    const stored = storedIds(ids);
+    if (stored.length === 0) return ids.map(() => []);
     const k = this.k;
-    const rows: Array<{ id: number; translation_group: number | null }> = await k("terms").where({ taxonomy }).whereIn("id", ids).select("id", "translation_group");
-    const known = new Map(rows.map((r) => [Number(r.id), r.translation_group === null ? null : Number(r.translation_group)]));
+    // The given terms and, for translations, every term of their groups: one statement.
+    const rows: Array<{ id: number; translation_group: number | null }> = await k("terms")
+      .where({ taxonomy })
+      .where((b) => {
+        b.whereIn("id", stored);
+        if (opts.translations) {
+          b.orWhereIn("translation_group", k("terms").select("translation_group").where({ taxonomy }).whereIn("id", stored).whereNotNull("translation_group"));
+        }
+      })
+      .select("id", "translation_group");
+    const given = new Set(ids);
+    const known = new Map(
+      rows.filter((r) => given.has(Number(r.id))).map((r) => [Number(r.id), r.translation_group === null ? null : Number(r.translation_group)]),
+    );
     const groups: Array<Set<number>> = ids.map((id) => new Set(known.has(id) ? [id] : []));
     if (opts.translations) {
-      const tgs = [...new Set([...known.values()].filter((g): g is number => g !== null))];
-      if (tgs.length > 0) {
-        const members: Array<{ id: number; translation_group: number }> = await k("terms").where({ taxonomy }).whereIn("translation_group", tgs).select("id", "translation_group");
+      const tgs = new Set([...known.values()].filter((g): g is number => g !== null));
+      if (tgs.size > 0) {
+        const members = rows.filter((r) => r.translation_group !== null && tgs.has(Number(r.translation_group)));
         ids.forEach((id, i) => {
           const g = known.get(id);
           if (g === undefined || g === null) return;
@@ -356,13 +430,14 @@ export class Terms implements TermsApi {
   // ------------------------------------------------------------------ helpers
 
   private async requireRow(id: number): Promise<TermRow> {
-    const row: TermRow | undefined = Number.isSafeInteger(id) && id > 0 ? await this.k("terms").where({ id }).first() : undefined;
+    const row: TermRow | undefined = isStoredId(id) ? await this.k("terms").where({ id }).first() : undefined;
     if (!row) throw new EngineError("not_found", `no term ${id}`, { id });
     return row;
   }
 
   private checkName(raw: string): string {
     const name = raw.trim();
+    assertNoNul({ name });
     if (name === "") throw new EngineError("invalid_input", "A name is required for this term.", { field: "name" });
     if ([...name].length > 200) throw new EngineError("invalid_input", "A term name may have at most 200 characters.", { field: "name" });
     return name;
@@ -372,6 +447,7 @@ export class Terms implements TermsApi {
   private async checkParent(tax: RegisteredTaxonomy, parent: number, self: number | null): Promise<number> {
     if (!parent) return 0;
     if (!tax.config.hierarchical) throw new EngineError("invalid_parent", `${tax.name} is not hierarchical`, { parent });
+    if (!isStoredId(parent)) throw new EngineError("invalid_parent", `no ${tax.name} term ${parent}`, { parent });
     let cursor = parent;
     for (let depth = 0; cursor !== 0; depth++) {
       if (self !== null && cursor === self) throw new EngineError("invalid_parent", "A term cannot be its own ancestor.", { parent });
@@ -395,6 +471,20 @@ export class Terms implements TermsApi {
     if (exclude !== null) q.whereNot("id", exclude);
     const rows: TermRow[] = await q.select("*");
     return rows.find((r) => r.name.toLowerCase() === name.toLowerCase());
+  }
+
+  /**
+   * The term holding a slug, read after an insert collided with it: the row
+   * a concurrent transaction has just committed. PostgreSQL's READ COMMITTED
+   * shows it to a new statement; MariaDB's REPEATABLE READ would answer from
+   * this transaction's older snapshot, so there it is a locking read, which
+   * sees the latest committed row.
+   */
+  private async committedSlugHolder(taxonomy: string, language: string, slug: string): Promise<TermRow | undefined> {
+    const q = this.k("terms").where({ taxonomy, language, slug });
+    if (this.e.dialect === "mysql" && this.e.inTransaction) q.forShare();
+    const row: TermRow | undefined = await q.first();
+    return row;
   }
 
   private async slugHolder(taxonomy: string, language: string, slug: string, exclude: number | null): Promise<number | undefined> {

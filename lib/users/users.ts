@@ -1,7 +1,8 @@
 import { createHmac, randomBytes, randomInt, randomUUID, scrypt, timingSafeEqual } from "node:crypto";
 import type { Engine } from "../engine";
 import type { AppPasswordRecord, UserRecord, UsersApi } from "../engine-api";
-import { EngineError, isUniqueViolation } from "../engine-errors";
+import { isStoredId, storedIds } from "../db/ids";
+import { assertNoNul, EngineError, hasNul, isUniqueViolation } from "../engine-errors";
 import { formatUtc, utcMillis } from "../posts/dates";
 import { insertReturningId } from "../posts/sql";
 import { roleCan } from "./capabilities";
@@ -118,6 +119,7 @@ export class Users implements UsersApi {
     if (login === "" || login.length > 60) throw new EngineError("invalid_input", "a login of 1 to 60 characters is required");
     const role = checkRole(input.role);
     const email = (input.email ?? "").trim();
+    assertNoNul({ login, email, display_name: input.displayName });
     const passwordHash = input.password !== undefined && input.password !== "" ? await hashLoginPassword(input.password) : null;
     return this.e.write(async (tx) => {
       if (await tx.knex("users").where({ login }).first("id")) throw new EngineError("existing_user_login", `login ${login} is taken`);
@@ -157,14 +159,14 @@ export class Users implements UsersApi {
   }
 
   async get(id: number): Promise<UserRecord | undefined> {
-    if (!Number.isSafeInteger(id) || id <= 0) return undefined;
+    if (!isStoredId(id)) return undefined;
     const row = await this.e.knex("users").where({ id }).first<UserRow | undefined>();
     return row ? toRecord(row) : undefined;
   }
 
   async getMany(ids: number[]): Promise<Map<number, UserRecord>> {
     const out = new Map<number, UserRecord>();
-    const wanted = [...new Set(ids.filter((i) => Number.isSafeInteger(i) && i > 0))];
+    const wanted = [...new Set(storedIds(ids))];
     if (wanted.length === 0) return out;
     const rows = await this.e.knex("users").whereIn("id", wanted).select<UserRow[]>();
     for (const r of rows) out.set(Number(r.id), toRecord(r));
@@ -256,7 +258,9 @@ export class Users implements UsersApi {
 
   private async rowByLogin(loginOrEmail: string): Promise<UserRow | undefined> {
     const value = loginOrEmail.trim();
-    if (value === "") return undefined;
+    // No stored login or e-mail holds U+0000 (see hasNul), and PostgreSQL
+    // refuses it in a text parameter: such a lookup matches nothing, everywhere.
+    if (value === "" || hasNul(value)) return undefined;
     const byLogin = await this.e.knex("users").where({ login: value }).first<UserRow | undefined>();
     if (byLogin || !value.includes("@")) return byLogin;
     return this.e.knex("users").where({ email: value }).orderBy("id").first<UserRow | undefined>();

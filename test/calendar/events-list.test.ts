@@ -342,6 +342,8 @@ forEachDatabase("GET /events", (db) => {
       const onQuery = (q: { sql: string }): void => {
         if (!/options/.test(q.sql)) n++;
       };
+      // Warm: the total is cached until the next write, so a first request of either size counts one more query.
+      await t.get("/events", { query: { search: "Yoga", per_page: perPage } });
       t.site.engine.knex.on("query", onQuery);
       try {
         const res = await t.get("/events", { query: { search: "Yoga", per_page: perPage } });

@@ -529,9 +529,16 @@ forEachDatabase("venues routes", (target) => {
       expect(c2.body.status).to.equal("pending");
       const a1 = await ts.post("/venues", { as: "author", json: { venue: "Author Draft", status: "draft" } });
       expect(a1.body.status).to.equal("draft");
-      const a2 = await ts.post("/venues", { as: "author", json: { venue: "Author Default", author: users.editor } });
+      const a2 = await ts.post("/venues", { as: "author", json: { venue: "Author Default", author: users.author } });
       expect(a2.body.status).to.equal("publish");
-      expect(a2.body.author).to.equal(String(users.editor));
+      expect(a2.body.author).to.equal(String(users.author));
+      // Someone else as the author needs edit_others_venues (WordPress's rest_cannot_edit_others; BUG-4).
+      const a3 = await ts.post("/venues", { as: "author", json: { venue: "Author For Editor", author: users.editor } });
+      expect(a3.status).to.equal(403);
+      expect(a3.body.code).to.equal("rest_cannot_edit_others");
+      const e1 = await ts.post("/venues", { as: "editor", json: { venue: "Editor For Author", author: users.author } });
+      expect(e1.status).to.equal(201);
+      expect(e1.body.author).to.equal(String(users.author));
     });
 
     it("accepts form bodies", async () => {

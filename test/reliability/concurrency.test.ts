@@ -29,8 +29,6 @@ async function storedCount(t: TestSite, termId: number): Promise<number> {
 }
 
 forEachDatabase("reliability: concurrency", (db) => {
-  // Races that only PostgreSQL and MariaDB expose (SQLite has one writer at a time).
-  const serverDb = db.name !== "sqlite";
   let t: TestSite;
   let database: TestDatabase;
 
@@ -58,12 +56,9 @@ forEachDatabase("reliability: concurrency", (db) => {
     expect(fields.length).to.equal(50);
   });
 
-  // BUG-5 (lib/calendar/linked-posts/operations.ts, duplicate rule): on
-  // PostgreSQL and MariaDB, parallel creates of one name each find no
-  // existing record and each insert one (check-then-insert race), so the
-  // duplicate rule of calendar-api.md §5.3 does not hold: 10-20 venues of one
-  // name. SQLite serialises the writers and passes.
-  (serverDb ? it.skip : it)("20 parallel venue and organizer creates with one name follow the duplicate rule: one record each", async () => {
+  // Was BUG-5: parallel creates of one name each found no existing record
+  // and each inserted one (check-then-insert race) on PostgreSQL and MariaDB.
+  it("20 parallel venue and organizer creates with one name follow the duplicate rule: one record each", async () => {
     for (const [kind, field, name] of [["venues", "venue", "Parallel Hall"], ["organizers", "organizer", "Parallel Org"]] as const) {
       const results = await Promise.all(Array.from({ length: 20 }, () => t.post(`/${kind}`, { as: "editor", json: { [field]: name } })));
       expect(failures(results, 201)).to.deep.equal([]);
@@ -123,11 +118,9 @@ forEachDatabase("reliability: concurrency", (db) => {
     for (const [k, v] of Object.entries(fields)) expect(rec[k], k).to.equal(k === "description" ? `<p>${v}</p>` : v);
   });
 
-  // BUG-6 (lib/taxonomy/terms.ts recount): on PostgreSQL each writer
-  // recounts a term inside its own transaction, seeing the other writers'
-  // relationships only once they commit (READ COMMITTED), and the last
-  // recount to commit wins: 20 parallel creates leave `count` at 1-13.
-  (db.name === "postgres" ? it.skip : it)("parallel creates with one category leave its count exact", async () => {
+  // Was BUG-6: on PostgreSQL the recount of a term missed relationships
+  // committed while it waited for the term row (READ COMMITTED).
+  it("parallel creates with one category leave its count exact", async () => {
     const cat = (await t.post("/categories", { as: "admin", json: { name: "Counted Parallel" } })).body as { id: number };
     const created = await Promise.all(
       Array.from({ length: 20 }, (_, i) => t.post("/events", { as: "admin", json: { title: `Counted ${i}`, ...WHEN, categories: [cat.id] } })),
@@ -138,12 +131,9 @@ forEachDatabase("reliability: concurrency", (db) => {
     expect(((await t.get(`/categories/${cat.id}`)).body as { count: number }).count).to.equal(20);
   });
 
-  // BUG-6 as above on PostgreSQL; BUG-7 (calendar event update/delete
-  // paths) on MariaDB: parallel term changes deadlock in the recount
-  // (`update terms set count = …`, `delete from term_relationships …`) and
-  // the deadlock is answered 500 instead of being retried as engine.write
-  // retries creates.
-  (serverDb ? it.skip : it)("parallel unlinks, trashes, drafts, creates and re-saves leave exact counts and never answer 500", async () => {
+  // Was BUG-6 (PostgreSQL) and BUG-7: on MariaDB parallel term changes
+  // deadlocked and the deadlock was answered 500 instead of being retried.
+  it("parallel unlinks, trashes, drafts, creates and re-saves leave exact counts and never answer 500", async () => {
     const cat = (await t.post("/categories", { as: "admin", json: { name: "Counted Mixed" } })).body as { id: number };
     const ids: number[] = [];
     for (let i = 0; i < 15; i++) {
@@ -167,10 +157,9 @@ forEachDatabase("reliability: concurrency", (db) => {
     expect(((await t.get(`/categories/${cat.id}`)).body as { count: number }).count).to.equal(expected);
   });
 
-  // BUG-8 (lib/calendar/events term-by-name creation): on PostgreSQL and
-  // MariaDB parallel creates naming one new category each create their own
-  // term (slugs `born-in-parallel`, `-2`, …): 10 categories of one name.
-  (serverDb ? it.skip : it)("parallel creates naming one new category create it once and count every event", async () => {
+  // Was BUG-8: parallel creates naming one new category each created their
+  // own term (`born-in-parallel`, `-2`, …) on PostgreSQL and MariaDB.
+  it("parallel creates naming one new category create it once and count every event", async () => {
     const results = await Promise.all(
       Array.from({ length: 12 }, (_, i) => t.post("/events", { as: "admin", json: { title: `New term ${i}`, ...WHEN, categories: "Born In Parallel", tags: "born-in-parallel" } })),
     );

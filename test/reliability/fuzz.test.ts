@@ -9,13 +9,7 @@ import { startTestSite, type TestSite } from "../support/site";
  * its own skipped regression test below, which is the one to un-skip when
  * the bug is fixed (and then the entry here goes too).
  */
-const KNOWN_BUGS: Array<{ name: string; pattern: RegExp }> = [
-  { name: "BUG-1 events list: a date bound before year 0 reaches the database", pattern: /start_local must be YYYY-MM-DD HH:MM:SS|end_local must be YYYY-MM-DD HH:MM:SS/ },
-  { name: "BUG-2 events create/update: a non-string start_date crashes the end_date check", pattern: /input\.trim is not a function/ },
-  // See storage-limits.test.ts for these two.
-  { name: "BUG-11 engine length checks answered 500", pattern: /longer than \d+ characters|may have at most \d+ characters/ },
-  { name: "BUG-12 SQLite LIKE pattern too long", pattern: /LIKE or GLOB pattern too complex/ },
-];
+const KNOWN_BUGS: Array<{ name: string; pattern: RegExp }> = [];
 
 function knownBug(p: Problem): string | undefined {
   return KNOWN_BUGS.find((b) => b.pattern.test(p.detail))?.name;
@@ -74,22 +68,109 @@ describe("reliability: bugs the fuzzer found", function () {
     await t?.close();
   });
 
-  // BUG-1 (lib/calendar/events list query / lib/posts/dates): `start_date=-0001-11-30 00:00:00`
-  // parses (PHP's "zero date") and the bound reaches the engine as a year -1
-  // date, which normaliseSqlDate refuses with an exception → 500.
-  it.skip("BUG-1: GET /events with a date bound before year 0 is a 400 or an empty list, not a 500", async () => {
+  // BUG-1 (fixed in lib/calendar/events/dates.ts): `start_date=-0001-11-30 00:00:00`
+  // parses (PHP's "zero date") and the bound reached the engine as a year -1
+  // date, which normaliseSqlDate refused with an exception → 500. A list
+  // bound outside 0000–9999 now lies before or after every event; a write
+  // date outside it is a 400 on that field.
+  it("BUG-1: GET /events with a date bound before year 0 is a 400 or an empty list, not a 500", async () => {
     const res = await t.get("/events", { query: { start_date: "-0001-11-30 00:00:00" } });
     expect(res.status).to.be.oneOf([200, 400]);
+    const bounds: Array<Record<string, string>> = [
+      { end_date: "-0001-11-30 00:00:00" },
+      { starts_after: "-0001-11-30 00:00:00", strict_dates: "true" },
+      { ends_before: "+20000 years" },
+      { end_date: "999999999999" },
+    ];
+    for (const query of bounds) {
+      const r = await t.get("/events", { query });
+      expect(r.status, JSON.stringify(query)).to.be.oneOf([200, 400]);
+    }
+    // Before every event: nothing ends by then.
+    const none = await t.get("/events", { query: { end_date: "-0001-11-30 00:00:00" } });
+    expect((none.body as { total: number }).total).to.equal(0);
   });
 
-  // BUG-2 (lib/calendar/events/args.ts endBeforeStart): the end_date check
-  // reads the raw start_date and hands a non-string to parseApiDate, which
-  // calls .trim() on it → 500 instead of 400 rest_invalid_param.
-  it.skip("BUG-2: POST /events with start_date as a list or number is a 400, not a 500", async () => {
+  it("BUG-1: event and venue writes with a date outside years 0–9999 are a 400 naming the field", async () => {
+    const when = { start_date: "2031-08-01 10:00:00", end_date: "2031-08-01 12:00:00" };
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ["/events", { title: "x", start_date: "-0001-11-30 00:00:00", end_date: "2031-01-01" }, "start_date"],
+      ["/events", { title: "x", start_date: "2031-01-01", end_date: "999999999999" }, "end_date"],
+      ["/events", { title: "x", ...when, date: "-0001-11-30 00:00:00" }, "date"],
+      ["/events", { title: "x", ...when, date_utc: "-0001-11-30 00:00:00" }, "date_utc"],
+    ];
+    for (const [path, json, field] of cases) {
+      const res = await t.post(path, { as: "admin", json });
+      expect(res.status, JSON.stringify(json)).to.equal(400);
+      expect((res.body as { data: { params: Record<string, string> } }).data.params, JSON.stringify(json)).to.have.property(field);
+    }
+    const venue = await t.post("/venues", { as: "admin", json: { venue: "Zero date hall", date: "-0001-11-30 00:00:00" } });
+    expect(venue.status).to.equal(400);
+  });
+
+  // BUG-2 (fixed in lib/calendar/events/args.ts endBeforeStart): the end_date
+  // check read the raw start_date and handed a non-string to parseApiDate,
+  // which called .trim() on it → 500 instead of 400 rest_invalid_param.
+  it("BUG-2: POST /events with start_date as a list or number is a 400, not a 500", async () => {
     for (const start of [["2030-01-01"], 5, { a: 1 }]) {
       const res = await t.post("/events", { as: "admin", json: { title: "x", start_date: start, end_date: -1 } });
       expect(res.status, JSON.stringify(start)).to.equal(400);
       expect((res.body as { code: string }).code).to.equal("rest_invalid_param");
     }
+  });
+
+  it("BUG-2: a numeric Unix timestamp start_date is accepted (calendar-api.md §4.4)", async () => {
+    const start = Date.UTC(2031, 7, 1, 10) / 1000;
+    const res = await t.post("/events", { as: "admin", json: { title: "Timestamp start", start_date: start, end_date: start + 3600 } });
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+  });
+
+  // BUG-11 (fixed in lib/calendar/events/rules.ts, linked.ts, operations.ts):
+  // the engine's length checks (event website 2048, term name 200) threw
+  // EngineError, answered 500. The argument rules now check the column
+  // limits, and engine refusals that slip past them are mapped to a 400.
+  it("BUG-11: over-long event fields are a 400 rest_invalid_param naming the field", async () => {
+    const when = { start_date: "2031-08-01 10:00:00", end_date: "2031-08-01 12:00:00" };
+    const longUrl = `https://example.com/${"a".repeat(3000)}`;
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ title: "x", ...when, website: longUrl }, "website"],
+      [{ title: "x", ...when, tags: "t".repeat(201) }, "tags"],
+      [{ title: "x", ...when, categories: ["ok", "c".repeat(201)] }, "categories"],
+    ];
+    for (const [json, field] of cases) {
+      const res = await t.post("/events", { as: "admin", json });
+      expect(res.status, field).to.equal(400);
+      expect((res.body as { code: string }).code).to.equal("rest_invalid_param");
+      expect((res.body as { data: { params: Record<string, string> } }).data.params).to.have.property(field);
+    }
+    // At the limit: stored.
+    const ok = await t.post("/events", { as: "admin", json: { title: "x", ...when, tags: "t".repeat(200) } });
+    expect(ok.status, JSON.stringify(ok.body)).to.equal(201);
+  });
+
+  // BUG-12 (fixed in lib/calendar/linked-posts/operations.ts and the list
+  // routes' `search` rule, lib/calendar/shared/args.ts): SQLite refuses LIKE
+  // patterns over 50,000 bytes → 500 for very long names and searches.
+  it("BUG-12: a search over the documented limit is a 400; at the limit it runs", async () => {
+    for (const path of ["/events", "/venues", "/organizers", "/categories", "/tags"]) {
+      const over = await t.post(path, { headers: { "x-http-method-override": "GET" }, json: { search: "hall".repeat(251) } });
+      expect(over.status, path).to.equal(400);
+      expect((over.body as { code: string }).code, path).to.equal("rest_invalid_param");
+      const at = await t.post(path, { headers: { "x-http-method-override": "GET" }, json: { search: "hall".repeat(250) } });
+      expect(at.status, path).to.be.oneOf([200, 404]);
+    }
+  });
+
+  it("BUG-12: the duplicate rule still finds a record with a name of 60,000 characters", async () => {
+    const name = "hall ".repeat(12_000).trim();
+    const first = await t.post("/venues", { as: "admin", json: { venue: name } });
+    expect(first.status).to.equal(201);
+    const again = await t.post("/venues", { as: "admin", json: { venue: name.toUpperCase() } });
+    expect(again.status).to.equal(201);
+    expect((again.body as { id: number }).id).to.equal((first.body as { id: number }).id);
+    // Same first 1,000 characters, different end: a new record.
+    const other = await t.post("/venues", { as: "admin", json: { venue: `${name} annex` } });
+    expect(other.status).to.equal(201);
+    expect((other.body as { id: number }).id).to.not.equal((first.body as { id: number }).id);
   });
 });

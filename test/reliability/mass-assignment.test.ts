@@ -92,13 +92,13 @@ describe("reliability: mass assignment", function () {
     }
   });
 
-  // BUG-4 (lib/calendar/events/operations.ts, lib/calendar/linked-posts/operations.ts):
-  // `author` is only checked to be an existing user, so a contributor or an
-  // author can create or update events, venues and organizers in someone
-  // else's name (the record is then attributed to, e.g., the administrator).
-  // WordPress refuses this without `edit_others_posts`
-  // (rest_cannot_edit_others, 403).
-  it.skip("BUG-4: a contributor or author cannot make someone else the author: refused, or ignored", async () => {
+  // BUG-4 (fixed in lib/calendar/shared/author.ts, called by
+  // lib/calendar/events/operations.ts and lib/calendar/linked-posts/operations.ts):
+  // `author` was only checked to be an existing user, so a contributor or an
+  // author could create or update events, venues and organizers in someone
+  // else's name. As WordPress, without `edit_others_<type>` that is a 403
+  // rest_cannot_edit_others.
+  it("BUG-4: a contributor or author cannot make someone else the author: refused, or ignored", async () => {
     for (const as of ["contributor", "author"]) {
       const attempts: Array<[string, () => Promise<{ status: number; body: unknown }>]> = [
         ["create event", () => t.post("/events", { as, json: { title: `Author of others (${as})`, ...FUTURE, author: users.admin } })],
@@ -119,6 +119,27 @@ describe("reliability: mass assignment", function () {
         else expect(res.status, `${as}: ${what}`).to.be.oneOf([400, 403]);
       }
     }
+  });
+
+  it("BUG-4: the refusal is WordPress's 403 rest_cannot_edit_others, also for venue updates and inline venues; naming oneself is fine", async () => {
+    const expectRefused = (res: { status: number; body: unknown }, action: string, what: string): void => {
+      expect(res.status, what).to.equal(403);
+      expect(res.body, what).to.include({ code: "rest_cannot_edit_others", message: `Sorry, you are not allowed to ${action} posts as this user.` });
+    };
+    const venue = await t.post("/venues", { as: "author", json: { venue: "Author's own hall" } });
+    expect(venue.status).to.equal(201);
+    const venueId = (venue.body as { id: number }).id;
+    expectRefused(await t.post(`/venues/${venueId}`, { as: "author", json: { author: users.admin } }), "update", "venue update");
+    expect((await row(venueId)).author).to.equal(users.author);
+    expectRefused(
+      await t.post("/events", { as: "contributor", json: { title: "Inline venue of another", ...FUTURE, venue: { venue: "Inline hall of another", author: users.admin } } }),
+      "create",
+      "inline venue",
+    );
+    expectRefused(await t.post("/organizers", { as: "contributor", json: { organizer: "Org of another", author: String(users.editor) } }), "create", "organizer");
+    // Naming oneself needs no capability.
+    const own = await createEvent("contributor", { author: users.contributor });
+    expect((await row(own)).author).to.equal(users.contributor);
   });
 
   it("an editor may set the author (the capability exists, so the field is applied)", async () => {

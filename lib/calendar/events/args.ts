@@ -12,6 +12,7 @@ import type { EngineApi } from "../../engine-api";
 import type { RestError } from "../../routes/errors";
 import { RestError as Err } from "../../routes/errors";
 import type { RestRequest } from "../../routes/request";
+import type { LoadedPost } from "../../posts/types";
 import type { ArgSpec, ArgsMap, ArgType, DocSchema } from "../../routes/types";
 import { isWpBoolean, toWpBoolean } from "../../routes/coerce";
 import { isValidTimeZone } from "../../dates/format";
@@ -65,6 +66,10 @@ const WRITE_DOCS: Readonly<Record<WriteField, FieldDoc>> = {
 /** Date fields: a Unix timestamp may also come as a JSON number (the original's strval sanitiser), so they sanitise instead of type-checking. */
 const DATE_FIELDS: ReadonlySet<WriteField> = new Set(["date", "date_utc", "start_date", "end_date"]);
 
+function isDateValue(value: unknown): value is DateValue {
+  return typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+}
+
 function rawFlag(value: unknown): boolean {
   return isWpBoolean(value) ? toWpBoolean(value) : false;
 }
@@ -82,8 +87,14 @@ async function endBeforeStart(engine: EngineApi, req: RestRequest): Promise<stri
   if (timezoneSent && !isValidTimeZone(tz.trim())) return null; // reported under timezone
   const zone = timezoneSent ? tz.trim() : await engine.options.timezone();
   const now = nowOf(engine);
-  const start = parseEventDate(req.param("start_date") as DateValue, zone, timezoneSent, now);
-  const end = parseEventDate(req.param("end_date") as DateValue, zone, timezoneSent, now);
+  const rawStart = req.param("start_date");
+  const rawEnd = req.param("end_date");
+  // This runs while validating end_date, before start_date's own rule has
+  // necessarily rejected a list or an object: only a string or a number can
+  // be compared; anything else is reported under its own name.
+  if (!isDateValue(rawStart) || !isDateValue(rawEnd)) return null;
+  const start = parseEventDate(rawStart, zone, timezoneSent, now);
+  const end = parseEventDate(rawEnd, zone, timezoneSent, now);
   if (!start || !end) return null;
   const fields = eventTimeFields(start, end, zone, rawFlag(req.param("all_day")));
   return fields.end_utc < fields.start_utc ? "The end date must not be before the start date." : null;
@@ -149,8 +160,27 @@ export function slugLookupArg(engine: EngineApi, required: boolean): ArgSpec {
     description: required ? "The event slug." : "The event slug (looks the event up; a body slug overrides the path).",
     validate: async (value, req) => {
       if (!nonEmptyString(value)) return "The slug must be a non-empty string.";
-      const found = await findEventBySlug(engine, value as string, await requestLanguage(req, engine));
+      const found = await eventBySlugForRequest(engine, req, value as string, await requestLanguage(req, engine));
       return found !== undefined || "No event has this slug.";
     },
   };
+}
+
+const slugLookups = new WeakMap<RestRequest, Map<string, Promise<LoadedPost | undefined>>>();
+
+/**
+ * `findEventBySlug` once per request: the `slug` argument check, the
+ * handler and the permission checks behind `Allow` all need the event the
+ * slug names, as it was when the request arrived.
+ */
+export function eventBySlugForRequest(engine: EngineApi, req: RestRequest, slug: string, language: string): Promise<LoadedPost | undefined> {
+  let map = slugLookups.get(req);
+  if (!map) slugLookups.set(req, (map = new Map()));
+  const key = `${language}\u0000${slug}`;
+  let found = map.get(key);
+  if (!found) {
+    found = findEventBySlug(engine, slug, language);
+    map.set(key, found);
+  }
+  return found;
 }

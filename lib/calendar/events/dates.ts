@@ -121,6 +121,30 @@ export function defaultListEnd(now: DateTime): string {
 export function listBound(value: DateValue, edge: "start" | "end", strict: boolean, siteZone: string, now: DateTime): string | null {
   const dt = parseApiDate(value, { zone: "UTC", now });
   if (!dt) return null;
-  if (strict) return dt.setZone(zoneForLuxon(siteZone)).toFormat(SQL_FORMAT);
-  return `${dt.toUTC().toFormat(DAY_FORMAT)} ${edge === "start" ? "00:00:00" : "23:59:59"}`;
+  const wall = strict ? dt.setZone(zoneForLuxon(siteZone)) : dt.toUTC();
+  // The parser reads years the storage format cannot write (PHP's zero date
+  // `-0001-11-30`, far timestamps). Stored wall clocks are all within
+  // 0000–9999, so such a bound lies before or after every event: it becomes
+  // the first or last storable wall clock, which selects the same events.
+  if (wall.year < 0) return FIRST_WALL_CLOCK;
+  if (wall.year > 9999) return LAST_WALL_CLOCK;
+  if (strict) return wall.toFormat(SQL_FORMAT);
+  return `${wall.toFormat(DAY_FORMAT)} ${edge === "start" ? "00:00:00" : "23:59:59"}`;
+}
+
+/** The extremes of the `YYYY-MM-DD HH:MM:SS` storage format (see `listBound`). */
+const FIRST_WALL_CLOCK = "0000-01-01 00:00:00";
+const LAST_WALL_CLOCK = "9999-12-31 23:59:59";
+
+/**
+ * Whether a date argument of a write can be stored: the engine keeps dates
+ * as `YYYY-MM-DD HH:MM:SS`, so years 0000–9999 only (PHP's zero date
+ * `-0001-11-30` and far timestamps parse but do not fit). Read on the UTC
+ * calendar; a value within a day of the edges that a zone pushes over is
+ * still refused by the engine, which the operations report as a 400 too.
+ */
+export function isStorableDate(value: unknown): boolean {
+  if (typeof value !== "string" && typeof value !== "number") return false;
+  const dt = parseApiDate(value, { zone: "UTC" });
+  return dt !== null && dt.year >= 0 && dt.year <= 9999;
 }

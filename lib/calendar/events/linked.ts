@@ -10,18 +10,23 @@
  */
 import type { EngineApi } from "../../engine-api";
 import { isEngineError } from "../../engine-errors";
+import { sanitizeTitle } from "../../format/slug";
 import { isWpInteger } from "../../routes/coerce";
 import { isPlainObject } from "../../routes/json";
 import type { Term } from "../../taxonomy/types";
 import type { CurrentUser } from "../../users/types";
 import { createOrReuseLinkedPost, validateLinkedPostData, type LinkedPostKind } from "../linked-posts";
-import { ORGANIZER, VENUE } from "../post-types";
+import { ORGANIZER, TAG, VENUE } from "../post-types";
 import { parseList } from "../shared/args";
+import { invalidParam } from "./errors";
 
 // ---------------------------------------------------------------- terms
 
 /** The items of a `categories` / `tags` value: IDs (numbers) and slugs or names (strings), in order. */
 export type TermItems = Array<string | number>;
+
+/** The engine's limit on a term name (lib/taxonomy/terms.ts), which slugs (≤ 200 bytes) also stay within. */
+export const MAX_TERM_NAME_LENGTH = 200;
 
 /** A list argument's value: a real list (JSON or bracket notation) or a comma-separated string. */
 export function isListValue(value: unknown): boolean {
@@ -73,6 +78,28 @@ export async function resolveTermIds(engine: EngineApi, taxonomy: string, items:
   return out;
 }
 
+/**
+ * Lock keys (lib/db/name-lock.ts) for the terms a write may create by name:
+ * one per taxonomy, language and slug the item gives (a name and the slug of
+ * that name are one key, as they are one term). Taken at the start of the
+ * write's transaction, they make "look up, else create" atomic: a parallel
+ * write naming the same new term waits, then finds the term instead of
+ * creating `name-2`. On MariaDB this also has to come before the
+ * transaction's first plain read, whose snapshot would otherwise hide the
+ * term the other write committed.
+ */
+export function termLockParts(terms: Readonly<Record<string, TermItems | undefined>>, language: string): string[][] {
+  const parts: string[][] = [];
+  for (const [taxonomy, items] of Object.entries(terms)) {
+    for (const item of items ?? []) {
+      if (typeof item !== "string") continue;
+      const name = item.trim();
+      if (name !== "") parts.push(["term", taxonomy, language, sanitizeTitle(name) || name.toLowerCase()]);
+    }
+  }
+  return parts;
+}
+
 async function createTerm(engine: EngineApi, taxonomy: string, name: string, language: string): Promise<number> {
   try {
     return (await engine.terms.create({ taxonomy, name, language })).id;
@@ -81,6 +108,9 @@ async function createTerm(engine: EngineApi, taxonomy: string, name: string, lan
     // language's fallback order, or a concurrent create): use it.
     const existing = isEngineError(err, "term_exists") ? Number(err.data?.term_id) : NaN;
     if (Number.isSafeInteger(existing) && existing > 0) return existing;
+    // A name the engine will not store (the argument rule catches the known
+    // limits first) is still the client's input: a 400 on the list it came in.
+    if (isEngineError(err, "invalid_input")) throw invalidParam(taxonomy === TAG ? "tags" : "categories", err.message);
     throw err;
   }
 }

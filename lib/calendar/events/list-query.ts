@@ -19,7 +19,7 @@ import type { ArgSpec, ValidateResult } from "../../routes/types";
 import type { QueryValue } from "../../routes/urls";
 import type { CurrentUser } from "../../users/types";
 import { CATEGORY, EVENT, ORGANIZER, ORGANIZER_LINK, TAG, VENUE, VENUE_LINK } from "../post-types";
-import { MAX_PER_PAGE, nonEmptyString, pageArgs, parseList } from "../shared/args";
+import { MAX_PER_PAGE, MAX_SEARCH_LENGTH, nonEmptyString, pageArgs, parseList, searchProblem } from "../shared/args";
 import { defaultListEnd, defaultListStart, isParseableDate, listBound, nowOf, type DateValue } from "./dates";
 import { invalidParam } from "./errors";
 
@@ -58,6 +58,8 @@ export interface ListContext {
   /** The effective language L (languages.md §2.2). */
   language: string;
   input: EventListInput;
+  /** The request being answered, if any (see `memoised`). */
+  scope?: object;
 }
 
 /** The query being built, and the effective arguments echoed in `rest_url` (calendar-api.md §3.1). */
@@ -106,6 +108,40 @@ function listItems(value: unknown): Array<string | number> {
 }
 
 // ---------------------------------------------------------------- resolvers (shared by validation and the query)
+
+const lookups = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+/**
+ * A filter lookup once per request: argument validation resolves
+ * `categories`, `tags`, `venue` and `organizer` to check them, and the query
+ * needs the same answer a moment later. Without a scope (an in-process
+ * call) it simply runs.
+ */
+function memoised<T>(scope: object | undefined, key: string, run: () => Promise<T>): Promise<T> {
+  if (!scope) return run();
+  let map = lookups.get(scope);
+  if (!map) lookups.set(scope, (map = new Map()));
+  let found = map.get(key) as Promise<T> | undefined;
+  if (!found) {
+    found = run();
+    map.set(key, found);
+  }
+  return found;
+}
+
+function lookupKey(...parts: unknown[]): string {
+  return JSON.stringify(parts);
+}
+
+/** Each item an existing term of the taxonomy, by ID (numeric items) or slug (in L first). */
+export function resolveTermFilterFor(scope: object | undefined, engine: EngineApi, taxonomy: string, value: unknown, language: string): Promise<{ ids: number[] } | { error: string }> {
+  return memoised(scope, lookupKey("terms", taxonomy, language, value), () => resolveTermFilter(engine, taxonomy, value, language));
+}
+
+/** Each item numeric and the ID of a post of the type (any status), once per request. */
+export function resolvePostIdsFor(scope: object | undefined, engine: EngineApi, type: string, value: unknown, what: string): Promise<{ ids: number[] } | { error: string }> {
+  return memoised(scope, lookupKey("posts", type, what, value), () => resolvePostIds(engine, type, value, what));
+}
 
 /** Each item an existing term of the taxonomy, by ID (numeric items) or slug (in L first). */
 export async function resolveTermFilter(engine: EngineApi, taxonomy: string, value: unknown, language: string): Promise<{ ids: number[] } | { error: string }> {
@@ -227,13 +263,13 @@ export function eventListParams(engine: EngineApi): ListParam[] {
     items: { type: "integer" },
     docType: { type: "array", items: { type: "integer" } },
     validate: async (value, req) =>
-      asValidateResult(await resolveTermFilter(engine, taxonomy, value, await languageOf(engine, req.params.i18n_language))),
+      asValidateResult(await resolveTermFilterFor(req, engine, taxonomy, value, await languageOf(engine, req.params.i18n_language))),
   });
   const linkArg = (type: string, what: string, description: string): ArgSpec => ({
     description,
     items: { type: "integer" },
     docType: { type: "array", items: { type: "integer" } },
-    validate: async (value) => asValidateResult(await resolvePostIds(engine, type, value, what)),
+    validate: async (value, req) => asValidateResult(await resolvePostIdsFor(req, engine, type, value, what)),
   });
   const coordinateArg = (axis: "lat" | "lng"): ArgSpec => {
     const partner = axis === "lat" ? "geoloc_lng" : "geoloc_lat";
@@ -266,10 +302,18 @@ export function eventListParams(engine: EngineApi): ListParam[] {
     },
     {
       name: "search",
-      arg: { type: "string", description: "Events whose title, excerpt or description contain every word of this string.", validate: (v) => typeof v !== "string" || nonEmptyString(v) },
-      apply: (value, draft) => {
-        if (!nonEmptyString(value)) fail("search", "The search must be a non-empty string.");
+      arg: {
+        type: "string",
+        description: `Events whose title, excerpt or description contain every word of this string (at most ${MAX_SEARCH_LENGTH} characters).`,
+        // Non-strings are left to the type check; "" keeps the plain "Invalid parameter.".
+        validate: (v) => typeof v !== "string" || (nonEmptyString(v) && (searchProblem(v) ?? true)),
+      },
+      apply: (value, draft, ctx) => {
+        const problem = searchProblem(value);
+        if (problem !== null) fail("search", problem);
         draft.query.search = value as string;
+        // Said explicitly: the `status` argument drops the visibility rule the engine would otherwise take the searcher from.
+        draft.query.searchAs = ctx.user;
         draft.echo.search = value as string;
       },
     },
@@ -277,7 +321,7 @@ export function eventListParams(engine: EngineApi): ListParam[] {
       name: "categories",
       arg: termArg(CATEGORY, "Events in any of these event categories (IDs or slugs, a list or comma-separated)."),
       apply: async (value, draft, ctx) => {
-        const r = await resolveTermFilter(ctx.engine, CATEGORY, value, ctx.language);
+        const r = await resolveTermFilterFor(ctx.scope, ctx.engine, CATEGORY, value, ctx.language);
         if ("error" in r) fail("categories", r.error);
         if (r.ids.length === 0) return;
         // An ID stands for its whole translation group (languages.md §2.4).
@@ -289,7 +333,7 @@ export function eventListParams(engine: EngineApi): ListParam[] {
       name: "tags",
       arg: termArg(TAG, "Events with any of these tags (IDs or slugs, a list or comma-separated)."),
       apply: async (value, draft, ctx) => {
-        const r = await resolveTermFilter(ctx.engine, TAG, value, ctx.language);
+        const r = await resolveTermFilterFor(ctx.scope, ctx.engine, TAG, value, ctx.language);
         if ("error" in r) fail("tags", r.error);
         if (r.ids.length === 0) return;
         draft.query.tax.push({ taxonomy: TAG, terms: r.ids, operator: "IN", translations: true });
@@ -300,7 +344,7 @@ export function eventListParams(engine: EngineApi): ListParam[] {
       name: "venue",
       arg: linkArg(VENUE, "venue", "Events at any of these venues (IDs, a list or comma-separated)."),
       apply: async (value, draft, ctx) => {
-        const r = await resolvePostIds(ctx.engine, VENUE, value, "venue");
+        const r = await resolvePostIdsFor(ctx.scope, ctx.engine, VENUE, value, "venue");
         if ("error" in r) fail("venue", r.error);
         if (r.ids.length === 0) return;
         draft.query.links.push({ relation: VENUE_LINK, to: r.ids, translations: true });
@@ -311,7 +355,7 @@ export function eventListParams(engine: EngineApi): ListParam[] {
       name: "organizer",
       arg: linkArg(ORGANIZER, "organizer", "Events with any of these organizers (IDs, a list or comma-separated)."),
       apply: async (value, draft, ctx) => {
-        const r = await resolvePostIds(ctx.engine, ORGANIZER, value, "organizer");
+        const r = await resolvePostIdsFor(ctx.scope, ctx.engine, ORGANIZER, value, "organizer");
         if ("error" in r) fail("organizer", r.error);
         if (r.ids.length === 0) return;
         draft.query.links.push({ relation: ORGANIZER_LINK, to: r.ids, translations: true });

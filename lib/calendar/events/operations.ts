@@ -8,6 +8,7 @@
  */
 import type { DateTime } from "luxon";
 import type { EngineApi } from "../../engine-api";
+import { lockNames } from "../../db/name-lock";
 import { isEngineError } from "../../engine-errors";
 import { sanitizePostHtml } from "../../format/sanitize";
 import { sanitizeTitle } from "../../format/slug";
@@ -19,7 +20,7 @@ import type { QueryValue } from "../../routes/urls";
 import type { CurrentUser } from "../../users/types";
 import { normaliseCostInput } from "../cost";
 import { applyImagePlan, planImage, type ImagePlan } from "../linked-posts/image";
-import { scaleStatus } from "../linked-posts/operations";
+import { linkedPostLockParts, scaleStatus } from "../linked-posts/operations";
 import { CATEGORY, EVENT, ORGANIZER_LINK, TAG, VENUE_LINK } from "../post-types";
 import { hasContentAccess } from "../records/access";
 import { isTruthyFlag } from "../shared/args";
@@ -46,9 +47,10 @@ import {
   invalidEventId,
   invalidParam,
 } from "./errors";
-import { parseLinkedValue, resolveLinkedRefs, resolveTermIds, termItems, type LinkedRef, type TermItems } from "./linked";
+import { parseLinkedValue, resolveLinkedRefs, resolveTermIds, termItems, termLockParts, type LinkedRef, type TermItems } from "./linked";
 import { applyDateBounds, clampPerPage, eventListParams, type EventListInput, type ListContext, type ListDraft, type ListParam } from "./list-query";
 import { FLAG_FIELDS, REQUIRED_ON_CREATE, WRITE_FIELDS, WRITE_RULES } from "./rules";
+import { checkAuthorAssignment } from "../shared/author";
 
 /** Relations and terms loaded with every event the operations return (what a record embeds). */
 export const EVENT_RELATIONS: NonNullable<PostQuery["with"]> = { terms: [CATEGORY, TAG], links: [VENUE_LINK, ORGANIZER_LINK] };
@@ -141,7 +143,11 @@ function flag(value: unknown): boolean {
  * readable by the user → 403; password without access → 403.
  */
 export async function getEvent(engine: EngineApi, id: number, user: CurrentUser | null, access: ReadAccess = {}): Promise<LoadedPost> {
-  const post = await engine.posts.get(id, EVENT_RELATIONS);
+  return readableEvent(engine, await engine.posts.get(id, EVENT_RELATIONS), id, user, access);
+}
+
+/** The checks of `getEvent` on a post already loaded (with EVENT_RELATIONS) by the ID `id`. */
+export function readableEvent(engine: EngineApi, post: LoadedPost | undefined, id: number, user: CurrentUser | null, access: ReadAccess = {}): LoadedPost {
   if (!post) throw eventNotFound(id);
   if (post.type !== EVENT) throw invalidEventId(id);
   if (post.status === "trash") throw eventNoLongerAvailable();
@@ -170,7 +176,8 @@ export async function getEventBySlug(
 ): Promise<LoadedPost> {
   const found = await findEventBySlug(engine, slug, language);
   if (!found) throw invalidParam("slug", "No event has this slug.");
-  return getEvent(engine, found.id, user, access);
+  // Already loaded with the event's relations: checked as it is, not read again.
+  return readableEvent(engine, found, found.id, user, access);
 }
 
 const listParamTables = new WeakMap<EngineApi, ListParam[]>();
@@ -207,7 +214,11 @@ export async function listEvents(
   engine: EngineApi,
   input: EventListInput,
   user: CurrentUser | null,
-  opts: { language?: string } = {},
+  opts: {
+    language?: string;
+    /** The request, when the route calls: filters its argument validation already resolved are not looked up again. */
+    scope?: object;
+  } = {},
 ): Promise<EventListResult> {
   const language = opts.language ?? (await engine.options.defaultLanguage());
   const page = sent(input.page) ? Number(input.page) : 1;
@@ -232,7 +243,7 @@ export async function listEvents(
     },
     echo: {},
   };
-  const ctx: ListContext = { engine, user, language, input };
+  const ctx: ListContext = { engine, user, language, input, scope: opts.scope };
   const params = listParamsOf(engine);
   for (const param of params) {
     const value = input[param.name];
@@ -404,6 +415,14 @@ async function resolveRelations(
   user: CurrentUser | null,
   language: string,
 ): Promise<Pick<PostInput, "terms" | "links">> {
+  // Terms and inline venues/organizers this write may create: their
+  // find-or-create locks first, all in one sorted call (no lock-order
+  // deadlocks), before this transaction reads anything (see termLockParts
+  // and lockLinkedPostNames).
+  const inline = (["venue", "organizer"] as const).flatMap((kind) =>
+    (prepared.links[kind] ?? []).flatMap((ref) => ("data" in ref ? [{ kind, data: ref.data }] : [])),
+  );
+  await lockNames(tx.knex, tx.dialect, [...termLockParts(prepared.terms, language), ...linkedPostLockParts(inline, language)]);
   const out: Pick<PostInput, "terms" | "links"> = {};
   for (const [taxonomy, items] of Object.entries(prepared.terms)) {
     if (items === undefined) continue;
@@ -419,11 +438,33 @@ async function resolveRelations(
   return out;
 }
 
-/** Engine refusals that are really bad input, as the 400 the argument would have given. */
+/** The engine's name of a column or input member → the event argument it comes from. */
+const ENGINE_FIELD_ARGS: Readonly<Record<string, string>> = {
+  start_local: "start_date",
+  start_utc: "start_date",
+  end_local: "end_date",
+  end_utc: "end_date",
+  dateLocal: "date",
+  dateUtc: "date_utc",
+  image_id: "image",
+};
+
+function engineFieldArg(err: { data?: Record<string, unknown> }, fallback: string): string {
+  const field = err.data?.field;
+  return typeof field === "string" ? (ENGINE_FIELD_ARGS[field] ?? field) : fallback;
+}
+
+/**
+ * Engine refusals that are really bad input, as the 400 the argument would
+ * have given. The argument rules catch these first; this covers what slips
+ * past them (a date a zone pushes out of range, a column limit without a
+ * rule), which is still the client's input and never a 500.
+ */
 function inputError(err: unknown): RestError | undefined {
   if (isEngineError(err, "invalid_user")) return invalidParam("author", "The author must be the ID of an existing user.");
   if (isEngineError(err, "invalid_status")) return invalidParam("status", "The status is not allowed for events.");
-  if (isEngineError(err, "invalid_date")) return invalidParam("date", "Invalid date.");
+  if (isEngineError(err, "invalid_date")) return invalidParam(engineFieldArg(err, "date"), "Invalid date.");
+  if (isEngineError(err, "invalid_field") || isEngineError(err, "invalid_input")) return invalidParam(engineFieldArg(err, "data"), err.message);
   return undefined;
 }
 
@@ -435,6 +476,7 @@ function inputError(err: unknown): RestError | undefined {
 export async function createEvent(engine: EngineApi, input: EventWriteInput, user: CurrentUser | null, opts: WriteOptions = {}): Promise<LoadedPost> {
   if (!user?.can(eventCaps(engine).edit_posts)) throw forbidden(user);
   if (!opts.validated) await checkFields(engine, input, "create");
+  checkAuthorAssignment(input.author, user, eventCaps(engine), "create");
   const language = opts.language ?? (await engine.options.defaultLanguage());
   const prepared = await prepareWrite(engine, input, user, undefined);
   try {
@@ -487,6 +529,7 @@ export async function updateEvent(
   const current = await addressedEvent(engine, id, user, eventCaps(engine).edit_posts);
   if (!user?.can("edit_post", current)) throw forbidden(user);
   if (!opts.validated) await checkFields(engine, input, "update");
+  checkAuthorAssignment(input.author, user, eventCaps(engine), "update");
   // An update never changes the event's language, and the request language
   // only shapes the response (languages.md §2.5): venues, organizers and
   // terms created with it get the event's own language.

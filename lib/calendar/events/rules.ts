@@ -8,10 +8,10 @@ import type { EngineApi } from "../../engine-api";
 import { isValidTimeZone } from "../../dates/format";
 import { checkImageValue } from "../linked-posts/image";
 import { authorRule, isAbsoluteUrl, statusRule } from "../linked-posts/validate";
-import { EVENT } from "../post-types";
+import { EVENT, postTypes } from "../post-types";
 import { nonEmptyString } from "../shared/args";
-import { isParseableDate } from "./dates";
-import { isListValue, validateLinkedValue } from "./linked";
+import { isParseableDate, isStorableDate } from "./dates";
+import { isListValue, MAX_TERM_NAME_LENGTH, termItems, validateLinkedValue } from "./linked";
 
 export type FieldRule = (value: unknown, engine: EngineApi) => Promise<string | null> | string | null;
 
@@ -53,20 +53,41 @@ function nonEmpty(what: string): FieldRule {
 }
 
 /** A Unix timestamp or text the date parser reads (`""`, `foo`, `"before my birthday"` fail). */
-export const dateRule: FieldRule = (value) =>
-  isParseableDate(value) ? null : "The date must be a Unix timestamp or a date the date parser understands.";
+export const dateRule: FieldRule = (value) => {
+  if (!isParseableDate(value)) return "The date must be a Unix timestamp or a date the date parser understands.";
+  return isStorableDate(value) ? null : "The date must be between the years 0 and 9999.";
+};
+
+/**
+ * The column length of an event's typed string field (lib/calendar/post-types.ts):
+ * the engine refuses longer values, and that refusal must be this 400, not a 500.
+ */
+function eventFieldMaxLength(field: string): number {
+  const def = postTypes[EVENT]?.fields?.[field];
+  return def?.type === "string" ? (def.length ?? 255) : Number.POSITIVE_INFINITY;
+}
 
 const timezoneRule: FieldRule = (value) =>
   typeof value === "string" && (value.trim() === "" || isValidTimeZone(value.trim())) ? null : "The time zone must be empty or a valid time zone name.";
 
-/** Empty, or an absolute URL (PHP's FILTER_VALIDATE_URL in the original: `foo` fails). */
-const websiteRule: FieldRule = (value) =>
-  typeof value === "string" && (value.trim() === "" || isAbsoluteUrl(value.trim())) ? null : "The website must be empty or a valid URL.";
+/** Empty, or an absolute URL (PHP's FILTER_VALIDATE_URL in the original: `foo` fails) that fits its column. */
+const websiteRule: FieldRule = (value) => {
+  if (typeof value !== "string" || (value.trim() !== "" && !isAbsoluteUrl(value.trim()))) return "The website must be empty or a valid URL.";
+  const max = eventFieldMaxLength("website");
+  // The operation stores the trimmed value.
+  return [...value.trim()].length > max ? `The website must be at most ${max} characters long.` : null;
+};
 
 const booleanLike: FieldRule = (value) =>
   typeof value === "boolean" || typeof value === "number" || typeof value === "string" ? null : "The value must be a boolean.";
 
-const termListRule: FieldRule = (value) => (isListValue(value) ? null : "The terms must be a list or a comma-separated string.");
+const termListRule: FieldRule = (value) => {
+  if (!isListValue(value)) return "The terms must be a list or a comma-separated string.";
+  // A slug or name longer than a term name can be neither an existing term
+  // nor a new one (the engine refuses the create): a 400 here, before any write.
+  const tooLong = termItems(value).some((item) => typeof item === "string" && [...item.trim()].length > MAX_TERM_NAME_LENGTH);
+  return tooLong ? `A term name or slug may have at most ${MAX_TERM_NAME_LENGTH} characters.` : null;
+};
 
 export const WRITE_RULES: Readonly<Record<WriteField, FieldRule>> = {
   author: authorRule,

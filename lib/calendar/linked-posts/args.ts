@@ -5,7 +5,7 @@ import { isWpInteger } from "../../routes/coerce";
 import type { RestRequest } from "../../routes/request";
 import type { ArgSpec, ArgsMap, ValidateResult } from "../../routes/types";
 import { EVENT } from "../post-types";
-import { nonEmptyString, pageArgs, parseList, requestLanguage } from "../shared/args";
+import { MAX_SEARCH_LENGTH, pageArgs, parseList, requestLanguage, searchProblem } from "../shared/args";
 import { linkedKind, type LinkedPostKind } from "./kinds";
 import { kindCaps } from "./operations";
 import { coordinateRule, fieldRules, geoPairProblem, nameRule, requestableStatuses, type FieldRule } from "./validate";
@@ -96,8 +96,8 @@ export function listArgs(engine: EngineApi, kind: LinkedPostKind): ArgsMap {
     ...pageArgs(engine, k.plural),
     search: {
       type: "string",
-      description: `Only ${k.plural} with one field (name, description or another text field) containing all the words.`,
-      validate: (value) => nonEmptyString(value) || "The search must be a non-empty string.",
+      description: `Only ${k.plural} with one field (name, description or another text field) containing all the words (at most ${MAX_SEARCH_LENGTH} characters).`,
+      validate: (value) => searchProblem(value) ?? true,
     },
     event: {
       type: "integer",

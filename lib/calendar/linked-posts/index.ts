@@ -9,6 +9,7 @@ export {
   updateLinkedPost,
   trashLinkedPost,
   findDuplicate,
+  lockLinkedPostNames,
   linkRelation,
   scaleStatus,
   type CreateResult,

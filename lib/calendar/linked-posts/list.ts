@@ -75,6 +75,8 @@ export function linkedListQuery(engine: EngineApi, kind: LinkedPostKind, o: Link
     const words = searchWords(o.search);
     query.search = words.length > 0 ? words.join(" ") : o.search;
     query.searchMode = "all-words-one-field";
+    // Anonymous searchers reach protected records by name only; said explicitly, since `status` drops the visibility rule.
+    query.searchAs = o.user;
   }
   if (o.event !== undefined) links.push({ relation, from: [o.event] });
   if (o.hasEvents !== undefined) {

@@ -1,5 +1,6 @@
 import { DateTime } from "luxon";
 import type { EngineApi } from "../../engine-api";
+import { lockNames } from "../../db/name-lock";
 import { isEngineError } from "../../engine-errors";
 import { sanitizePostHtml } from "../../format/sanitize";
 import { parseApiDate } from "../../dates/strtotime";
@@ -13,6 +14,7 @@ import { ORGANIZER_LINK, VENUE_LINK } from "../post-types";
 import { failureCode, linkedKind, type LinkedKindConfig, type LinkedPostKind } from "./kinds";
 import { applyImagePlan, planImage, type ImagePlan } from "./image";
 import { findDataProblem, isPlainData, isPostStatus } from "./validate";
+import { checkAuthorAssignment } from "../shared/author";
 
 /**
  * The venue and organizer operations (calendar-api.md §5): create with the
@@ -170,6 +172,9 @@ function normalisedText(s: string): string {
   return s.trim().toLowerCase();
 }
 
+/** How much of a name the duplicate rule's SQL pattern spells out (at most 2,000 bytes with escapes). */
+const DUPLICATE_PREFIX_CHARS = 1000;
+
 /**
  * The duplicate rule (calendar-api.md §5.3): a non-trashed record of the
  * kind, in language L, whose name equals the new one case-insensitively and,
@@ -193,7 +198,13 @@ export async function findDuplicate(
   const k = linkedKind(kind);
   const wanted = normalisedText(name);
   if (wanted === "") return undefined;
-  const pattern = [...wanted].map((c) => (c.charCodeAt(0) > 127 ? "_" : /[!%_]/.test(c) ? `!${c}` : c)).join("");
+  const chars = [...wanted];
+  // SQLite refuses LIKE patterns over 50,000 bytes ("pattern too complex")
+  // and names are unbounded: a long name is narrowed by its first
+  // DUPLICATE_PREFIX_CHARS characters only (then `%`); the exact comparison
+  // below decides either way.
+  const head = chars.slice(0, DUPLICATE_PREFIX_CHARS).map((c) => (c.charCodeAt(0) > 127 ? "_" : /[!%_]/.test(c) ? `!${c}` : c));
+  const pattern = head.join("") + (chars.length > DUPLICATE_PREFIX_CHARS ? "%" : "");
   const rows: Array<{ id: number | string; title: string; content: string }> = await engine
     .knex("posts")
     .where({ type: k.postType, language: ctx.language })
@@ -214,6 +225,40 @@ export async function findDuplicate(
     if (post && engine.posts.canRead(post, ctx.user)) return post;
   }
   return undefined;
+}
+
+/**
+ * Locks the names the duplicate rule will look for (kind, language L,
+ * lower-cased trimmed name, as `findDuplicate` compares them) until the
+ * transaction ends: without it, parallel creates of one name on PostgreSQL
+ * and MariaDB each find nothing and each create a record. A per-name lock
+ * (lib/db/name-lock.ts) rather than a table lock, so creates of other names
+ * and all other writes go on in parallel.
+ *
+ * `createLinkedPost` takes its own name's lock. A write that creates venues
+ * or organizers inline (an event) should call this first in its
+ * transaction, before any read: on MariaDB the transaction's snapshot starts
+ * at its first plain read, and a snapshot from before the lock would not
+ * show the record the previous holder of the lock created.
+ */
+export async function lockLinkedPostNames(
+  tx: EngineApi,
+  items: ReadonlyArray<{ kind: LinkedPostKind; data: Record<string, unknown> }>,
+  language: string,
+): Promise<void> {
+  const parts = linkedPostLockParts(items, language);
+  if (parts.length > 0) await lockNames(tx.knex, tx.dialect, parts);
+}
+
+/** The lock keys of `lockLinkedPostNames`, for a caller that takes them together with others (one sorted `lockNames`). */
+export function linkedPostLockParts(items: ReadonlyArray<{ kind: LinkedPostKind; data: Record<string, unknown> }>, language: string): string[][] {
+  const parts: string[][] = [];
+  for (const { kind, data } of items) {
+    const k = linkedKind(kind);
+    const name = sent(data, k.nameField) ? normalisedText(String(data[k.nameField])) : "";
+    if (name !== "") parts.push([k.postType, language, name]);
+  }
+  return parts;
 }
 
 function storageProblem(err: unknown): FieldProblem | undefined {
@@ -254,6 +299,8 @@ export async function createLinkedPost(
   }
   const problem = await findDataProblem(kind, data, engine);
   if (problem !== null) throw toRestError(new FieldProblem(problem.field, problem.message), kind, options);
+  // Also for a venue or organizer created inline with an event: the same record, the same rule.
+  checkAuthorAssignment(data.author, ctx.user, kindCaps(engine, kind), "create");
   let prepared: PreparedWrite;
   try {
     prepared = await prepareWrite(engine, k, data, ctx, "create");
@@ -265,6 +312,9 @@ export async function createLinkedPost(
   const caps = kindCaps(engine, kind);
   try {
     return await engine.write(async (tx) => {
+      // The duplicate rule's find-then-create, atomic: concurrent creates of
+      // one name wait for each other here (see lockLinkedPostNames).
+      await lockLinkedPostNames(tx, [{ kind, data }], ctx.language);
       const duplicate = await findDuplicate(tx, kind, title, prepared.rawDescription, ctx);
       if (duplicate) {
         // calpress decision: the sent meta is written only when the user may
@@ -336,6 +386,7 @@ export async function updateLinkedPost(
   ctx: LinkedPostContext,
 ): Promise<LoadedPost> {
   const k = linkedKind(kind);
+  checkAuthorAssignment(data.author, ctx.user, kindCaps(engine, kind), "update");
   let prepared: PreparedWrite;
   try {
     prepared = await prepareWrite(engine, k, data, ctx, "update");

@@ -1,4 +1,5 @@
 import type { LoadedPost } from "../../posts/types";
+import { BoundedMemo } from "../../format/memo";
 import { renderContent, renderExcerpt, renderTitle } from "../../format/text";
 import type { Json, JsonObject, RecordContext } from "./context";
 import { globalId, postUrl } from "./urls";
@@ -22,11 +23,26 @@ export function globalIds(post: LoadedPost, ctx: RecordContext): JsonObject {
   return { global_id: id, global_id_lineage: [id] };
 }
 
+/**
+ * WordPress's text filters are pure but not cheap (a description takes
+ * around a hundred microseconds); the records of a list, and the venues and
+ * organizers embedded in many events, render the same texts on every
+ * request. Long texts are rendered each time rather than kept.
+ */
+const MEMO_MAX_LENGTH = 2000;
+const titles = new BoundedMemo<string>(5000);
+const contents = new BoundedMemo<string>(2000);
+const excerpts = new BoundedMemo<string>(2000);
+
+function memoised(memo: BoundedMemo<string>, raw: string, render: (raw: string) => string): string {
+  return raw.length > MEMO_MAX_LENGTH ? render(raw) : memo.get(raw, () => render(raw));
+}
+
 export function renderedTexts(post: LoadedPost): { title: string; description: string; excerpt: string } {
   return {
-    title: renderTitle(post.title),
-    description: renderContent(post.content),
-    excerpt: renderExcerpt(post.excerpt),
+    title: memoised(titles, post.title, renderTitle),
+    description: memoised(contents, post.content, renderContent),
+    excerpt: memoised(excerpts, post.excerpt, renderExcerpt),
   };
 }
 

@@ -1,7 +1,6 @@
-import { DateTime } from "luxon";
 import type { LoadedPost } from "../../posts/types";
 import { plainText } from "../../format/text";
-import { dateDetails, isoWithOffset, timezoneAbbr, zoneForLuxon } from "../../dates/format";
+import { dateDetails, isoWithOffset, timezoneAbbrAt, utcSqlMillis, zoneForLuxon } from "../../dates/format";
 import { CATEGORY, ORGANIZER_LINK, TAG, VENUE_LINK } from "../post-types";
 import { formatCost, normaliseCostInput } from "../cost";
 import type { Json, JsonObject, RecordContext } from "./context";
@@ -67,7 +66,7 @@ export function eventRecord(post: LoadedPost, ctx: RecordContext): JsonObject {
     utc_end_date: endUtc,
     utc_end_date_details: dateDetails(endUtc),
     timezone: zone,
-    timezone_abbr: timezoneAbbr(zone, DateTime.fromSQL(startUtc, { zone: "UTC" })),
+    timezone_abbr: timezoneAbbrAt(zone, utcSqlMillis(startUtc)),
     cost: cost.cost,
     cost_details: { ...cost.details, values: cost.details.values },
     website: f.website === null || f.website === undefined ? url : str(f.website),

@@ -1,5 +1,7 @@
 import type { EngineApi } from "../../engine-api";
+import { termsLoadedWith } from "../../posts/posts";
 import type { LoadedPost } from "../../posts/types";
+import type { Term } from "../../taxonomy/types";
 import type { CurrentUser } from "../../users/types";
 import { ATTACHMENT, ORGANIZER, ORGANIZER_LINK, VENUE, VENUE_LINK } from "../post-types";
 import { emptyRelated, Related } from "./context";
@@ -18,27 +20,36 @@ export async function loadRelated(
   const related = emptyRelated();
   if (posts.length === 0) return related;
 
+  // Terms come with the posts (read in the same statement as their term ids); only others are fetched.
+  const known = new Map<number, Term>();
   const termIds = new Set<number>();
   const linkIds = new Set<number>();
   for (const p of posts) {
-    for (const ids of Object.values(p.termIds ?? {})) ids.forEach((id) => termIds.add(id));
+    const loaded = termsLoadedWith(p);
+    for (const ids of Object.values(p.termIds ?? {})) {
+      for (const id of ids) {
+        const term = loaded?.get(id);
+        if (term) known.set(id, term);
+        else termIds.add(id);
+      }
+    }
     for (const rel of [VENUE_LINK, ORGANIZER_LINK]) (p.links?.[rel] ?? []).forEach((id) => linkIds.add(id));
   }
+  for (const id of known.keys()) termIds.delete(id);
 
+  // Linked posts by id (primary-key lookups), kept when they are venues or
+  // organizers the user may read: the rules of a `visibility: read` query,
+  // applied to the loaded rows (canRead), without a query planned around them.
   const [terms, linked] = await Promise.all([
-    termIds.size ? engine.terms.getMany([...termIds]) : Promise.resolve(new Map()),
-    linkIds.size
-      ? engine.posts.find({
-          type: [VENUE, ORGANIZER],
-          ids: [...linkIds],
-          visibility: { user, mode: "read" },
-          perPage: linkIds.size,
-          noTotal: true,
-        })
-      : Promise.resolve({ posts: [] as LoadedPost[], total: 0 }),
+    termIds.size ? engine.terms.getMany([...termIds]) : Promise.resolve(new Map<number, Term>()),
+    linkIds.size ? engine.posts.getMany([...linkIds]) : Promise.resolve(new Map<number, LoadedPost>()),
   ]);
-  related.terms = terms;
-  for (const p of linked.posts) related.posts.set(p.id, p);
+  related.terms = new Map([...known, ...terms]);
+  // In the order such a query gave (newest first, then ID), which decides between two linked translations below.
+  const readable = [...linked.values()]
+    .filter((p) => (p.type === VENUE || p.type === ORGANIZER) && engine.posts.canRead(p, user))
+    .sort((a, b) => (a.dateLocal < b.dateLocal ? 1 : a.dateLocal > b.dateLocal ? -1 : b.id - a.id));
+  for (const p of readable) related.posts.set(p.id, p);
   if (language) await substituteTranslations(engine, related, user, language);
 
   const imageIds = new Set<number>();
@@ -47,8 +58,8 @@ export async function loadRelated(
     if (Number.isInteger(id) && id > 0) imageIds.add(id);
   }
   if (imageIds.size) {
-    const images = await engine.posts.find({ type: ATTACHMENT, ids: [...imageIds], perPage: imageIds.size, noTotal: true });
-    for (const a of images.posts) related.attachments.set(a.id, a);
+    const images = await engine.posts.getMany([...imageIds]);
+    for (const a of images.values()) if (a.type === ATTACHMENT) related.attachments.set(a.id, a);
   }
   return related;
 }

@@ -18,15 +18,14 @@ import type { JsonObject } from "../records/context";
 import { eventRecord } from "../records/event";
 import { NAMESPACE, requestLanguage } from "../shared/args";
 import { recordContext } from "../shared/context";
-import { createArgs, idArg, passwordArg, slugLookupArg, updateFieldArgs } from "../events/args";
+import { createArgs, eventBySlugForRequest, idArg, passwordArg, slugLookupArg, updateFieldArgs } from "../events/args";
+import { invalidParam } from "../events/errors";
 import { eventListParams, type EventListInput } from "../events/list-query";
 import {
   createEvent,
   eventCaps,
-  findEventBySlug,
-  getEvent,
-  getEventBySlug,
   listEvents,
+  readableEvent,
   trashEvent,
   updateEvent,
   EVENT_RELATIONS,
@@ -73,7 +72,7 @@ function addressedPost(engine: EngineApi, by: By): (req: RestRequest) => Promise
           return Number.isSafeInteger(id) && id > 0 ? engine.posts.get(id, EVENT_RELATIONS) : undefined;
         }
         const slug = req.params.slug;
-        return typeof slug === "string" ? findEventBySlug(engine, slug, await requestLanguage(req, engine)) : undefined;
+        return typeof slug === "string" ? eventBySlugForRequest(engine, req, slug, await requestLanguage(req, engine)) : undefined;
       })();
       cache.set(req, found);
     }
@@ -118,7 +117,7 @@ export function registerEventRoutes(host: CalendarHost): void {
       input.page = req.params.page;
       input.per_page = req.params.per_page;
       const language = await requestLanguage(req, engine);
-      const result = await listEvents(engine, input as EventListInput, req.user, { language });
+      const result = await listEvents(engine, input as EventListInput, req.user, { language, scope: req });
       const query: Record<string, QueryValue> = { ...result.query };
       // languages.md §2.4: the links keep an explicit language.
       if (req.isSent("i18n_language")) query.i18n_language = String(req.params.i18n_language);
@@ -160,10 +159,10 @@ export function registerEventRoutes(host: CalendarHost): void {
       summary: by === "id" ? "Read an event" : "Read an event by slug",
       responses: READ_RESPONSES,
       async handler(req) {
-        const post =
-          by === "id"
-            ? await getEvent(engine, Number(req.params.id), req.user, readAccess(req))
-            : await getEventBySlug(engine, String(req.params.slug), req.user, readAccess(req), await requestLanguage(req, engine));
+        // The addressed event is looked up once per request (the slug check and the `Allow` permission checks share it).
+        const found = await lookup(req);
+        if (by === "slug" && !found) throw invalidParam("slug", "No event has this slug.");
+        const post = readableEvent(engine, found, by === "id" ? Number(req.params.id) : (found?.id ?? 0), req.user, readAccess(req));
         const [record] = await toRecords(engine, req, [post], true);
         return record;
       },

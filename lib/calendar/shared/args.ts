@@ -65,6 +65,21 @@ export function nonEmptyString(value: unknown): boolean {
   return typeof value === "string" && value.trim() !== "";
 }
 
+/**
+ * calpress decision: the `search` of every list route is at most this many
+ * characters (longer → 400 `rest_invalid_param`). The original sets no
+ * limit, but each word becomes a LIKE pattern, and SQLite refuses patterns
+ * over 50,000 bytes; a bound well under that (4 bytes a character, plus
+ * escapes) also keeps one request from building thousands of conditions.
+ */
+export const MAX_SEARCH_LENGTH = 1000;
+
+/** The `search` rule of the list routes: a non-empty string within MAX_SEARCH_LENGTH; null when valid. */
+export function searchProblem(value: unknown): string | null {
+  if (!nonEmptyString(value)) return "The search must be a non-empty string.";
+  return [...(value as string)].length > MAX_SEARCH_LENGTH ? `The search must be at most ${MAX_SEARCH_LENGTH} characters long.` : null;
+}
+
 export function isTruthyFlag(value: unknown): boolean {
   if (typeof value === "boolean") return value;
   if (typeof value === "number") return value !== 0;

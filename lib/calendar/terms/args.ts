@@ -3,7 +3,7 @@ import { isWpInteger } from "../../routes/coerce";
 import type { ArgSpec, ArgsMap } from "../../routes/types";
 import type { Term, TermQuery } from "../../taxonomy/types";
 import { EVENT } from "../post-types";
-import { nonEmptyString, pageArgs, parseList } from "../shared/args";
+import { MAX_SEARCH_LENGTH, nonEmptyString, pageArgs, parseList, searchProblem } from "../shared/args";
 import { termKind, type TermCollection } from "./kinds";
 
 /**
@@ -60,8 +60,8 @@ export function termListArgs(engine: EngineApi, collection: TermCollection): Arg
     ...pageArgs(engine, collection),
     search: {
       type: "string",
-      description: `Only ${collection} whose name or slug contains the string.`,
-      validate: (value) => nonEmptyString(value) || "The search must be a non-empty string.",
+      description: `Only ${collection} whose name or slug contains the string (at most ${MAX_SEARCH_LENGTH} characters).`,
+      validate: (value) => searchProblem(value) ?? true,
     },
     exclude: termIdList(engine, collection, `${k.label} IDs to leave out.`),
     include: termIdList(engine, collection, `Only these ${k.label} IDs.`),

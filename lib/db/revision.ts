@@ -1,0 +1,117 @@
+import type { Knex } from "knex";
+import { dialectOf } from "./target";
+
+/**
+ * "Has the database changed?" for read caches that must never serve a value
+ * the database no longer holds (list totals; see `ReadCache`).
+ *
+ * Two sources make up the revision token:
+ * - every statement through this knex instance that is not a read (inserts,
+ *   updates, deletes, DDL, BEGIN/COMMIT/ROLLBACK; transactions included, as
+ *   knex reports their statements on the root instance) bumps a counter
+ *   before it runs;
+ * - on a SQLite file, `PRAGMA data_version`, which changes when another
+ *   connection (another process, another engine on the same file) commits.
+ *
+ * SQLite only: there one connection runs every statement in turn, so a read
+ * issued after a write's bump also runs after that write finished; and
+ * `data_version` answers "did anyone else commit?" in one cheap statement.
+ * PostgreSQL and MariaDB have no such statement (and several connections in
+ * flight), so nothing is cached there and every read asks the database.
+ */
+export class DataRevision {
+  private local = 0;
+  readonly enabled: boolean;
+  /** A private in-memory database: no other connection can change it. */
+  private readonly privateMemory: boolean;
+
+  constructor(private readonly knex: Knex) {
+    this.enabled = dialectOf(knex) === "sqlite";
+    const connection = knex.client.config.connection as { filename?: unknown } | undefined;
+    this.privateMemory = typeof connection === "object" && connection !== null && connection.filename === ":memory:";
+    if (this.enabled) {
+      knex.on("query", (q: { sql?: unknown }) => {
+        if (!isReadStatement(q.sql)) this.local++;
+      });
+    }
+  }
+
+  /**
+   * The current token. Read before the cached value is used or computed: a
+   * value computed after a later write began is stored under the older
+   * token and so never served once that write is done.
+   */
+  async current(): Promise<string> {
+    const local = this.local;
+    if (this.privateMemory) return String(local);
+    let connection = "";
+    const rows = (await this.knex.raw("PRAGMA data_version").on("query", (q: { __knexUid?: string }) => {
+      // A new connection starts its own count: the token names the connection too.
+      connection = q.__knexUid ?? "";
+    })) as Array<{ data_version: number }>;
+    return `${local}:${connection}:${rows[0]?.data_version ?? ""}`;
+  }
+}
+
+/** SELECT/EXPLAIN, or a PRAGMA that only reads (no `=`, no argument): statements that change nothing. */
+export function isReadStatement(sql: unknown): boolean {
+  if (typeof sql !== "string") return false;
+  return /^\s*(select|explain)\b/i.test(sql) || /^\s*pragma\s+[a-z_]+\s*;?\s*$/i.test(sql);
+}
+
+/**
+ * Totals of list queries (COUNT(*) over every matching row, tens of
+ * milliseconds at 100k events), keyed by the count statement and its
+ * bindings and valid for one revision. Bounded: least recently used first out.
+ */
+export class ReadCache {
+  private readonly counts = new Map<string, { token: string; value: number }>();
+  /**
+   * Counts being computed, by key and token. Concurrent requests for the
+   * same total under the same revision share one statement: after a write
+   * invalidates a busy list's total, sixteen clients would otherwise queue
+   * sixteen identical COUNT(*)s on SQLite's one connection.
+   */
+  private readonly pending = new Map<string, { token: string; value: Promise<number> }>();
+
+  constructor(
+    private readonly revision: DataRevision,
+    private readonly maxEntries = 500,
+  ) {}
+
+  get enabled(): boolean {
+    return this.revision.enabled;
+  }
+
+  /** `compute` runs `query` (a count statement); its result is reused while the database is unchanged. */
+  async count(query: Knex.QueryBuilder, compute: () => Promise<number>): Promise<number> {
+    if (!this.revision.enabled) return compute();
+    const { sql, bindings } = query.toSQL();
+    const key = `${sql}\u0000${JSON.stringify(bindings)}`;
+    const token = await this.revision.current();
+    const hit = this.counts.get(key);
+    if (hit && hit.token === token) {
+      // Most recently used last.
+      this.counts.delete(key);
+      this.counts.set(key, hit);
+      return hit.value;
+    }
+    const running = this.pending.get(key);
+    // Started under this same revision: its result is what this caller would compute.
+    if (running && running.token === token) return running.value;
+    const value = compute();
+    this.pending.set(key, { token, value });
+    try {
+      const result = await value;
+      this.counts.delete(key);
+      this.counts.set(key, { token, value: result });
+      if (this.counts.size > this.maxEntries) {
+        const oldest = this.counts.keys().next().value;
+        if (oldest !== undefined) this.counts.delete(oldest);
+      }
+      return result;
+    } finally {
+      if (this.pending.get(key)?.value === value) this.pending.delete(key);
+    }
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Statements per request on the read paths the benchmark measures. The
+ * budgets are the current counts: a change that adds a query per request
+ * (or per event of a page) fails here, before it shows in the benchmark.
+ */
+import { expect } from "chai";
+import type { Knex } from "knex";
+import { forEachDatabase } from "../support/databases";
+import type { TestSite } from "../support/site";
+import { dayAt, makeEvent, useSite } from "./events-support";
+
+/** Statements one request runs, leaving out the options revision check (at most once a second, not per request). */
+async function queriesOf(t: TestSite, run: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const onQuery = (q: { sql: string }): void => {
+    if (!/\boptions\b/.test(q.sql)) seen.push(q.sql);
+  };
+  const knex: Knex = t.site.engine.knex;
+  knex.on("query", onQuery);
+  try {
+    await run();
+  } finally {
+    knex.removeListener("query", onQuery);
+  }
+  return seen;
+}
+
+forEachDatabase("query budget per request", (db) => {
+  const site = useSite(db);
+  let event: { id: number; slug: string };
+  let category: number;
+
+  before(async () => {
+    const t = site();
+    const music = await t.site.engine.terms.bySlug("calendar_events_cat", "music");
+    if (!music) throw new Error("the minimal fixture has a music category");
+    category = music.id;
+    const body = await makeEvent(t, {
+      title: "Budget Gala",
+      status: "publish",
+      venue: (await t.get("/venues")).body.venues[0].id,
+      organizer: [(await t.get("/organizers")).body.organizers[0].id],
+      categories: [category],
+      tags: ["free"],
+      start_date: dayAt(3, "19:00:00"),
+      end_date: dayAt(3, "21:00:00"),
+    });
+    event = { id: body.id, slug: body.slug };
+    expect(body.venue).to.have.property("id");
+    expect(body.organizer).to.have.length(1);
+    expect(body.categories).to.have.length(1);
+  });
+
+  it("GET /events/{id}: the event with its fields, terms, venue and organizer in 3 statements", async () => {
+    const t = site();
+    await t.get(`/events/${event.id}`);
+    const sql = await queriesOf(t, async () => {
+      const res = await t.get(`/events/${event.id}`);
+      expect(res.status).to.equal(200);
+      expect(res.body.venue.id).to.be.a("number");
+      expect(res.body.organizer[0].id).to.be.a("number");
+      expect(res.body.categories[0].id).to.equal(category);
+    });
+    expect(sql, sql.join("\n")).to.have.length.at.most(3);
+  });
+
+  it("GET /events/by-slug/{slug}: the slug check, the read and Allow share one lookup (3 statements)", async () => {
+    const t = site();
+    const sql = await queriesOf(t, async () => {
+      const res = await t.get(`/events/by-slug/${event.slug}`);
+      expect(res.status).to.equal(200);
+      expect(res.body.id).to.equal(event.id);
+    });
+    expect(sql, sql.join("\n")).to.have.length.at.most(3);
+    // Logged in, the permission checks behind Allow need the event too: still one lookup (plus the two of the password check).
+    const asEditor = await queriesOf(t, async () => {
+      const res = await t.get(`/events/by-slug/${event.slug}`, { as: "editor" });
+      expect(res.status).to.equal(200);
+      expect(res.headers.get("allow")).to.contain("DELETE");
+    });
+    expect(asEditor, asEditor.join("\n")).to.have.length.at.most(5);
+  });
+
+  it("GET /events: a page with its total, terms, venues and organizers in 4 statements, whatever its size", async () => {
+    const t = site();
+    for (const perPage of [1, 2, 10]) {
+      // The first full page after a write counts the total (one statement more on SQLite, where it is then kept).
+      await t.get("/events", { query: { per_page: perPage } });
+      const sql = await queriesOf(t, async () => {
+        const res = await t.get("/events", { query: { per_page: perPage } });
+        expect(res.status).to.equal(200);
+        expect(res.body.events.length).to.be.at.least(1);
+      });
+      expect(sql, sql.join("\n")).to.have.length.at.most(4);
+    }
+  });
+
+  it("GET /events with a category and a month window: the category is looked up once (5 statements)", async () => {
+    const t = site();
+    const sql = await queriesOf(t, async () => {
+      const res = await t.get("/events", { query: { categories: category, start_date: dayAt(0, "00:00:00").slice(0, 10), end_date: dayAt(40, "00:00:00").slice(0, 10), per_page: 50 } });
+      expect(res.status).to.equal(200);
+      expect(res.body.events.map((e: { id: number }) => e.id)).to.include(event.id);
+    });
+    expect(sql, sql.join("\n")).to.have.length.at.most(5);
+  });
+
+  it("GET /events?search=: 4 statements once the total is known", async () => {
+    const t = site();
+    await t.get("/events", { query: { search: "gala" } });
+    const sql = await queriesOf(t, async () => {
+      const res = await t.get("/events", { query: { search: "gala" } });
+      expect(res.body.events.map((e: { id: number }) => e.id)).to.deep.equal([event.id]);
+    });
+    expect(sql, sql.join("\n")).to.have.length.at.most(4);
+  });
+});

@@ -1,0 +1,86 @@
+import { expect } from "chai";
+import { createEngine, type Engine } from "../../lib/engine";
+import { isReadStatement } from "../../lib/db/revision";
+import { forEachDatabase } from "../support/databases";
+import { useFixture } from "../support/engine";
+
+/**
+ * List totals are counted once and reused while the database is unchanged
+ * (SQLite; lib/db/revision.ts). Whatever the database, a total must follow
+ * every write at once: this engine's, a transaction's, raw SQL through the
+ * same knex, and another connection's (another process).
+ */
+forEachDatabase("engine: list totals stay exact", (db) => {
+  const fx = useFixture(db, { setup: (e: Engine) => e.registerPostType("article", { supports: ["title"] }) });
+
+  // perPage 1 with several matches: the page is full, so the total is counted.
+  const total = async (engine: Engine): Promise<number> => (await engine.posts.find({ type: "article", status: ["publish"], perPage: 1 })).total;
+  const make = (engine: Engine, title: string) => engine.posts.create({ type: "article", status: "publish", title });
+
+  it("follows this engine's writes, its transactions, raw SQL and another connection's commits", async () => {
+    const { engine } = fx();
+    await make(engine, "one");
+    const two = await make(engine, "two");
+    expect(await total(engine)).to.equal(2);
+    expect(await total(engine)).to.equal(2);
+    expect(await engine.posts.count({ type: "article", status: ["publish"] })).to.equal(2);
+
+    await make(engine, "three");
+    expect(await total(engine)).to.equal(3);
+
+    await engine.transaction(async (tx) => {
+      await tx.posts.create({ type: "article", status: "publish", title: "four" });
+      // Inside the transaction its own write counts.
+      expect(await total(tx)).to.equal(4);
+    });
+    expect(await total(engine)).to.equal(4);
+
+    await engine
+      .transaction(async (tx) => {
+        await tx.posts.create({ type: "article", status: "publish", title: "rolled back" });
+        throw new Error("roll back");
+      })
+      .catch(() => undefined);
+    expect(await total(engine)).to.equal(4);
+
+    await engine.knex("posts").where({ id: two.id }).update({ status: "draft" });
+    expect(await total(engine)).to.equal(3);
+    expect(await engine.posts.count({ type: "article", status: ["publish"] })).to.equal(3);
+
+    const other = await createEngine(fx().target);
+    try {
+      other.engine.registerPostType("article", { supports: ["title"] });
+      await make(other.engine, "from elsewhere");
+      expect(await total(engine)).to.equal(4);
+      await other.engine.posts.trash(two.id);
+      await other.engine.knex("posts").where({ title: "one" }).update({ status: "private" });
+      expect(await total(engine)).to.equal(3);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("keeps term list totals exact through recounts", async () => {
+    const { engine } = fx();
+    const terms = [];
+    for (const name of ["Alpha", "Beta", "Gamma"]) terms.push(await engine.terms.create({ taxonomy: "event_cat", name }));
+    const withPosts = async (): Promise<number> => (await engine.terms.find({ taxonomy: "event_cat", hideEmpty: true, perPage: 1 })).total;
+    await engine.posts.create({ type: "event", status: "publish", title: "e1", terms: { event_cat: [terms[0].id, terms[1].id] } });
+    expect(await withPosts()).to.equal(2);
+    const e2 = await engine.posts.create({ type: "event", status: "publish", title: "e2", terms: { event_cat: [terms[2].id] } });
+    expect(await withPosts()).to.equal(3);
+    await engine.posts.trash(e2.id);
+    expect(await withPosts()).to.equal(2);
+  });
+});
+
+describe("read statements (what does not invalidate cached totals)", () => {
+  it("are SELECT, EXPLAIN and argument-less PRAGMAs; everything else counts as a write", () => {
+    for (const sql of ["select 1", "  SELECT * from posts", "explain query plan select 1", "PRAGMA data_version", "pragma optimize;"]) {
+      expect(isReadStatement(sql), sql).to.equal(true);
+    }
+    for (const sql of ["insert into posts values (1)", "update posts set a = 1", "delete from posts", "BEGIN;", "COMMIT;", "ROLLBACK", "PRAGMA journal_mode = WAL", "with x as (select 1) delete from posts", undefined]) {
+      expect(isReadStatement(sql), String(sql)).to.equal(false);
+    }
+  });
+});
