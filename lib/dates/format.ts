@@ -145,7 +145,7 @@ function numericAbbr(offsetMinutes: number): string {
   return `${offsetMinutes < 0 ? "-" : "+"}${String(Math.floor(abs / 60)).padStart(2, "0")}${mm ? String(mm).padStart(2, "0") : ""}`;
 }
 
-const abbreviations = new BoundedMemo<string>(20_000);
+const abbreviations = new BoundedMemo<string>(5000);
 
 /**
  * Zone abbreviation at instant `at`, like PHP's `T` format: `EST`/`EDT`,
@@ -210,4 +210,4 @@ export function isoWithOffset(wallClock: string, zone: string): string {
   });
 }
 
-const isoValues = new BoundedMemo<string>(20_000);
+const isoValues = new BoundedMemo<string>(2000);

@@ -76,7 +76,7 @@ function isStatementDriver(conn: unknown): conn is DriverDatabase {
 }
 
 /** Prepared statements kept per connection. */
-const STATEMENT_CACHE_SIZE = 200;
+const STATEMENT_CACHE_SIZE = 64;
 
 /**
  * Keeps the prepared statements of reads. knex hands every statement to

@@ -60,58 +60,91 @@ export function isReadStatement(sql: unknown): boolean {
 }
 
 /**
- * Totals of list queries (COUNT(*) over every matching row, tens of
- * milliseconds at 100k events), keyed by the count statement and its
- * bindings and valid for one revision. Bounded: least recently used first out.
+ * Results of read statements (list totals, list pages and the relations of
+ * their posts), keyed by the statement and its bindings and valid for one
+ * revision token. The totals matter most (COUNT(*) over every matching row,
+ * tens of milliseconds at 100k events); a page read again while nothing
+ * changed is served without its statements too. The cached rows are shared
+ * and must be treated as read-only. Bounded by entries and by rows held:
+ * least recently used first out.
  */
 export class ReadCache {
-  private readonly counts = new Map<string, { token: string; value: number }>();
+  private readonly entries = new Map<string, { token: string; value: unknown; size: number }>();
+  private held = 0;
   /**
-   * Counts being computed, by key and token. Concurrent requests for the
-   * same total under the same revision share one statement: after a write
+   * Statements being run, by key and token. Concurrent requests for the
+   * same result under the same revision share one statement: after a write
    * invalidates a busy list's total, sixteen clients would otherwise queue
    * sixteen identical COUNT(*)s on SQLite's one connection.
    */
-  private readonly pending = new Map<string, { token: string; value: Promise<number> }>();
+  private readonly pending = new Map<string, { token: string; value: Promise<unknown> }>();
 
   constructor(
     private readonly revision: DataRevision,
     private readonly maxEntries = 500,
+    private readonly maxHeld = 5000,
   ) {}
 
   get enabled(): boolean {
     return this.revision.enabled;
   }
 
-  /** `compute` runs `query` (a count statement); its result is reused while the database is unchanged. */
-  async count(query: Knex.QueryBuilder, compute: () => Promise<number>): Promise<number> {
-    if (!this.revision.enabled) return compute();
+  /**
+   * The revision now (one cheap statement on a SQLite file). A caller takes
+   * it once, before its reads, and passes it to `get` for each of them.
+   */
+  token(): Promise<string> {
+    return this.revision.current();
+  }
+
+  /**
+   * The result of `query` (run by `compute`) as it was under `token`: reused
+   * when stored under that token, else computed and stored. `size` is what
+   * the value holds (rows), for the bound.
+   */
+  async get<T>(token: string, query: Knex.QueryBuilder | Knex.Raw, compute: () => Promise<T>, size: (value: T) => number): Promise<T> {
     const { sql, bindings } = query.toSQL();
     const key = `${sql}\u0000${JSON.stringify(bindings)}`;
-    const token = await this.revision.current();
-    const hit = this.counts.get(key);
+    const hit = this.entries.get(key);
     if (hit && hit.token === token) {
       // Most recently used last.
-      this.counts.delete(key);
-      this.counts.set(key, hit);
-      return hit.value;
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return hit.value as T;
     }
     const running = this.pending.get(key);
     // Started under this same revision: its result is what this caller would compute.
-    if (running && running.token === token) return running.value;
+    if (running && running.token === token) return running.value as Promise<T>;
     const value = compute();
     this.pending.set(key, { token, value });
     try {
       const result = await value;
-      this.counts.delete(key);
-      this.counts.set(key, { token, value: result });
-      if (this.counts.size > this.maxEntries) {
-        const oldest = this.counts.keys().next().value;
-        if (oldest !== undefined) this.counts.delete(oldest);
-      }
+      this.store(key, token, result, size(result));
       return result;
     } finally {
       if (this.pending.get(key)?.value === value) this.pending.delete(key);
+    }
+  }
+
+  /** A COUNT(*) statement's value, under the revision now. */
+  async count(query: Knex.QueryBuilder, compute: () => Promise<number>): Promise<number> {
+    return this.get(await this.token(), query, compute, () => 1);
+  }
+
+  private store(key: string, token: string, value: unknown, size: number): void {
+    const old = this.entries.get(key);
+    if (old) {
+      this.entries.delete(key);
+      this.held -= old.size;
+    }
+    if (size > this.maxHeld) return;
+    this.entries.set(key, { token, value, size });
+    this.held += size;
+    while (this.entries.size > this.maxEntries || this.held > this.maxHeld) {
+      const oldest = this.entries.entries().next().value;
+      if (oldest === undefined) break;
+      this.entries.delete(oldest[0]);
+      this.held -= oldest[1].size;
     }
   }
 }

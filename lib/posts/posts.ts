@@ -56,6 +56,9 @@ type With = NonNullable<PostQuery["with"]>;
 type FieldColumn = (name: string) => { column: string; def: FieldDef } | null;
 const WITH_ALL: With = { meta: true, terms: true, links: true };
 
+/** Reads a statement through the read cache (or straight, see Posts.rememberer); `size` counts what a result holds. */
+type Remember = <T>(query: Knex.QueryBuilder, compute: () => Promise<T>, size: (value: T) => number) => Promise<T>;
+
 /** A post row as read with the joined typed-field columns (under the aliases of its FieldJoin). */
 type JoinedRow = PostRow & Record<string, unknown>;
 
@@ -540,10 +543,15 @@ export class Posts implements PostsApi {
     // Ordering may join the typed-field table, which the count needs too.
     this.applyOrder(qb, query, built);
     const unlimited = perPage <= 0;
+    const remember = await this.rememberer();
     const countQuery = (): Knex.QueryBuilder => {
       const c = qb.clone().clearOrder();
       built.narrow?.(c);
       return c.count({ n: "*" }).first();
+    };
+    const counted = (): Promise<number> => {
+      const c = countQuery();
+      return remember(c, async () => countOf(await c), () => 1);
     };
     let total: number | undefined;
     // Narrowing by the search index pays for itself when few rows match; when
@@ -552,35 +560,42 @@ export class Posts implements PostsApi {
     // and cached) tells which case this is.
     let narrowRows = built.narrow !== undefined;
     if (built.narrow && !query.noTotal && !unlimited) {
-      total = await this.countTotal(countQuery());
+      total = await counted();
       narrowRows = total <= NARROW_ROWS_MAX;
     }
     const rowsQb = qb.clone().select("p.*");
     if (narrowRows) built.narrow?.(rowsQb);
     const joins = built.selectFields(rowsQb);
     if (!unlimited) rowsQb.limit(perPage).offset((page - 1) * perPage);
-    const rows: JoinedRow[] = await rowsQb;
+    const rows = await remember(rowsQb, async (): Promise<JoinedRow[]> => rowsQb, (r) => r.length);
     if (total === undefined) {
       if (query.noTotal) total = -1;
       else if (unlimited) total = rows.length;
       // A partly filled page (that is not past the end) already tells the total.
       else if (rows.length > 0 && rows.length < perPage) total = (page - 1) * perPage + rows.length;
-      else total = await this.countTotal(countQuery());
+      else total = await counted();
     }
-    return { posts: await this.hydrate(rows, query.with, joins), total };
+    return { posts: await this.hydrate(rows, query.with, joins, remember), total };
   }
 
   async count(query: PostQuery): Promise<number> {
     const built = await this.buildQuery(query);
     built.narrow?.(built.qb);
-    return this.countTotal(built.qb.count({ n: "*" }).first());
+    const c = built.qb.count({ n: "*" }).first();
+    return (await this.rememberer())(c, async () => countOf(await c), () => 1);
   }
 
-  /** A COUNT(*) statement's value, reused while the database is unchanged (db/revision.ts). */
-  private async countTotal(countQb: Knex.QueryBuilder): Promise<number> {
+  /**
+   * How this call reads: through the read cache under the revision of now
+   * (one `data_version` statement for the whole call, whatever it reads
+   * then), or straight from the database inside a transaction and on the
+   * databases without cache (db/revision.ts).
+   */
+  private async rememberer(): Promise<Remember> {
     const cache = this.e.readCache;
-    if (!cache) return countOf(await countQb);
-    return cache.count(countQb, async () => countOf(await countQb));
+    if (!cache) return (_q, compute) => compute();
+    const token = await cache.token();
+    return (q, compute, size) => cache.get(token, q, compute, size);
   }
 
   async getMeta(id: number): Promise<Record<string, string>> {
@@ -645,7 +660,12 @@ export class Posts implements PostsApi {
   }
 
   /** Rows → posts: typed fields from the joined columns (or one query per type not joined), then the relations asked for. */
-  private async hydrate(rows: JoinedRow[], withRel: PostQuery["with"] | undefined, joins: readonly FieldJoin[] = []): Promise<LoadedPost[]> {
+  private async hydrate(
+    rows: JoinedRow[],
+    withRel: PostQuery["with"] | undefined,
+    joins: readonly FieldJoin[] = [],
+    remember: Remember = (_q, compute) => compute(),
+  ): Promise<LoadedPost[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => Number(r.id));
     const joinOf = new Map(joins.map((j) => [j.type.name, j]));
@@ -681,7 +701,7 @@ export class Posts implements PostsApi {
       }
       return rowToPost(r, fields);
     });
-    await this.loadRelations(posts, ids, withRel ?? {});
+    await this.loadRelations(posts, ids, withRel ?? {}, remember);
     return posts;
   }
 
@@ -692,7 +712,7 @@ export class Posts implements PostsApi {
    * terms come with their whole rows, kept beside the posts for whoever
    * renders them (`termsLoadedWith`).
    */
-  private async loadRelations(posts: LoadedPost[], ids: number[], w: NonNullable<PostQuery["with"]>): Promise<void> {
+  private async loadRelations(posts: LoadedPost[], ids: number[], w: NonNullable<PostQuery["with"]>, remember: Remember): Promise<void> {
     const k = this.k;
     const onlyTerms = Array.isArray(w.terms) ? w.terms : null;
     const onlyLinks = Array.isArray(w.links) ? w.links : null;
@@ -723,7 +743,8 @@ export class Posts implements PostsApi {
     if (branches.length === 0) return;
     // Unwrapped members: SQLite does not accept parentheses around the SELECTs of a compound statement.
     const [first, ...rest] = branches;
-    const rows: RelationRow[] = rest.length === 0 ? await first : await first.unionAll(rest);
+    const statement = rest.length === 0 ? first : first.unionAll(rest);
+    const rows = await remember(statement, async (): Promise<RelationRow[]> => statement, (r) => r.length);
     const meta: RelationRow[] = [];
     const terms: RelationRow[] = [];
     const links: RelationRow[] = [];

@@ -1,8 +1,9 @@
 import { expect } from "chai";
 import { createEngine, type Engine } from "../../lib/engine";
 import { isReadStatement } from "../../lib/db/revision";
+import type { Term } from "../../lib/taxonomy/types";
 import { forEachDatabase } from "../support/databases";
-import { useFixture } from "../support/engine";
+import { registerTestTypes, useFixture } from "../support/engine";
 
 /**
  * List totals are counted once and reused while the database is unchanged
@@ -60,11 +61,39 @@ forEachDatabase("engine: list totals stay exact", (db) => {
     }
   });
 
+  it("serves pages and their relations as they are now, after writes here or elsewhere", async () => {
+    const { engine } = fx();
+    const cat = await engine.terms.create({ taxonomy: "event_cat", name: "Cached" });
+    const other = await engine.terms.create({ taxonomy: "event_cat", name: "Other" });
+    const post = await engine.posts.create({ type: "event", status: "publish", title: "before", terms: { event_cat: [cat.id] } });
+    const page = async (): Promise<Array<{ title: string; cats: number[] }>> =>
+      (await engine.posts.find({ type: "event", status: ["publish"], ids: [post.id], with: { terms: true } })).posts.map((p) => ({
+        title: p.title,
+        cats: p.termIds?.event_cat ?? [],
+      }));
+    expect(await page()).to.deep.equal([{ title: "before", cats: [cat.id] }]);
+    expect(await page()).to.deep.equal([{ title: "before", cats: [cat.id] }]);
+    await engine.posts.update(post.id, { title: "after", terms: { event_cat: [other.id] } });
+    expect(await page()).to.deep.equal([{ title: "after", cats: [other.id] }]);
+
+    const second = await createEngine(fx().target);
+    try {
+      registerTestTypes(second.engine);
+      await second.engine.posts.update(post.id, { title: "elsewhere", terms: { event_cat: [cat.id, other.id] } });
+      expect(await page()).to.deep.equal([{ title: "elsewhere", cats: [cat.id, other.id] }]);
+      await second.engine.knex("posts").where({ id: post.id }).update({ title: "raw sql elsewhere" });
+      expect(await page()).to.deep.equal([{ title: "raw sql elsewhere", cats: [cat.id, other.id] }]);
+    } finally {
+      await second.close();
+    }
+  });
+
   it("keeps term list totals exact through recounts", async () => {
     const { engine } = fx();
-    const terms = [];
+    const terms: Term[] = [];
     for (const name of ["Alpha", "Beta", "Gamma"]) terms.push(await engine.terms.create({ taxonomy: "event_cat", name }));
-    const withPosts = async (): Promise<number> => (await engine.terms.find({ taxonomy: "event_cat", hideEmpty: true, perPage: 1 })).total;
+    const withPosts = async (): Promise<number> =>
+      (await engine.terms.find({ taxonomy: "event_cat", include: terms.map((t) => t.id), hideEmpty: true, perPage: 1 })).total;
     await engine.posts.create({ type: "event", status: "publish", title: "e1", terms: { event_cat: [terms[0].id, terms[1].id] } });
     expect(await withPosts()).to.equal(2);
     const e2 = await engine.posts.create({ type: "event", status: "publish", title: "e2", terms: { event_cat: [terms[2].id] } });

@@ -30,9 +30,9 @@ export function globalIds(post: LoadedPost, ctx: RecordContext): JsonObject {
  * request. Long texts are rendered each time rather than kept.
  */
 const MEMO_MAX_LENGTH = 2000;
-const titles = new BoundedMemo<string>(5000);
-const contents = new BoundedMemo<string>(2000);
-const excerpts = new BoundedMemo<string>(2000);
+const titles = new BoundedMemo<string>(2000);
+const contents = new BoundedMemo<string>(1000);
+const excerpts = new BoundedMemo<string>(1000);
 
 function memoised(memo: BoundedMemo<string>, raw: string, render: (raw: string) => string): string {
   return raw.length > MEMO_MAX_LENGTH ? render(raw) : memo.get(raw, () => render(raw));

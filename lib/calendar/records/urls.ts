@@ -1,3 +1,4 @@
+import { BoundedMemo } from "../../format/memo";
 import type { Post } from "../../posts/types";
 import type { Term } from "../../taxonomy/types";
 import { postTypes } from "../post-types";
@@ -14,11 +15,16 @@ export function postUrl(home: string, post: Post): string {
   return `${home}/${config?.rewriteSlug ?? post.type}/${post.slug}/`;
 }
 
+/** Host and path of each home seen (a URL parse per record adds up on a page of events with venues). */
+const homeBases = new BoundedMemo<string>(100);
+
 /** `example.com?id=42`: home without scheme and port (calendar-api.md §1). */
 export function globalId(home: string, id: number): string {
-  const url = new URL(home);
-  const path = url.pathname.replace(/\/+$/, "");
-  return `${url.hostname}${path}?id=${id}`;
+  const base = homeBases.get(home, () => {
+    const url = new URL(home);
+    return `${url.hostname}${url.pathname.replace(/\/+$/, "")}`;
+  });
+  return `${base}?id=${id}`;
 }
 
 export function termUrl(home: string, term: Term, ancestors: Term[], rewriteSlug: string): string {
