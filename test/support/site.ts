@@ -37,6 +37,8 @@ export interface TestSite {
   ns: string;
   /** Known application passwords of the loaded fixture, by login. */
   users: Record<string, Credentials>;
+  // Response bodies default to `any` on purpose: tests assert on arbitrary
+  // JSON shapes, and a cast per assertion would hide nothing the asserts don't check.
   request<T = any>(method: string, path: string, opts?: RequestOptions): Promise<ApiResponse<T>>;
   get<T = any>(path: string, opts?: RequestOptions): Promise<ApiResponse<T>>;
   post<T = any>(path: string, opts?: RequestOptions): Promise<ApiResponse<T>>;
