@@ -5,6 +5,7 @@ import type { UserRecord } from "./engine-api";
 import type { CurrentUser } from "./users/types";
 import { basicCredentials, LoginLimiter, LoginLimiterOptions, RestError, RestServer } from "./routes";
 import type { RestLogger } from "./routes/types";
+import type { ResponseCacheOptions } from "./routes/response-cache";
 import { registerCalendar } from "./calendar/plugin";
 import { isValidTimeZone } from "./dates/format";
 import { createSitePages } from "./pages";
@@ -42,6 +43,13 @@ export interface SiteOptions {
    * turns the limiter off (a host with its own rate limiting).
    */
   loginLimit?: LoginLimiterOptions | false;
+  /**
+   * Reuse of whole anonymous GET answers of the calendar routes while the
+   * database is unchanged (SQLite only, where a change can be detected with
+   * one cheap statement; see lib/routes/response-cache.ts). `false` turns it
+   * off. Default: on, 16 MiB, answers at most 1 s old.
+   */
+  responseCache?: { maxBytes?: number; maxAgeMs?: number } | false;
 }
 
 export interface Site {
@@ -75,6 +83,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
       restPrefix: options.restPrefix,
       maxBodyBytes: options.maxBodyBytes,
       logger: options.logger,
+      responseCache: responseCacheOptions(engine, options.responseCache),
       siteInfo: async () => {
         const timezone = await engine.options.timezone();
         return {
@@ -154,4 +163,10 @@ async function resolveHostUser(engine: Engine, user: HostUser): Promise<CurrentU
   else if ("id" in user) record = await engine.users.get(user.id);
   else record = await engine.users.byLogin(user.login);
   return record ? engine.users.currentUser(record) : null;
+}
+
+function responseCacheOptions(engine: Engine, setting: SiteOptions["responseCache"]): ResponseCacheOptions | undefined {
+  const reads = engine.readCache;
+  if (setting === false || reads === null) return undefined;
+  return { ...setting, revision: () => reads.token() };
 }

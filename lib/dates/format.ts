@@ -158,8 +158,21 @@ export function timezoneAbbr(zone: string, at: DateTime): string {
 
 /** `timezoneAbbr` at an instant given in epoch milliseconds. */
 export function timezoneAbbrAt(zone: string, ms: number): string {
-  return abbreviations.get(`${zone}\u0000${ms}`, () => computeAbbr(zone, ms));
+  if (!Number.isFinite(ms)) return abbreviations.get(`${zone}\u0000${ms}`, () => computeAbbr(zone, ms));
+  // By the (UTC) day: events start at every minute of the year, but a zone
+  // changes its abbreviation at most once a day. A day whose first and last
+  // millisecond agree has one abbreviation throughout; the day of a change
+  // is answered per instant.
+  const start = Math.floor(ms / DAY_MS) * DAY_MS;
+  const day = abbreviationDays.get(`${zone}\u0000${start}`, () => {
+    const first = computeAbbr(zone, start);
+    return first === computeAbbr(zone, start + DAY_MS - 1) ? first : "";
+  });
+  return day !== "" ? day : abbreviations.get(`${zone}\u0000${ms}`, () => computeAbbr(zone, ms));
 }
+
+const DAY_MS = 86_400_000;
+const abbreviationDays = new BoundedMemo<string>(20000);
 
 function computeAbbr(zone: string, ms: number): string {
   const name = zoneForLuxon(zone);
@@ -203,6 +216,27 @@ export function utcSqlMillis(value: string): number {
  * not a date-time.
  */
 export function isoWithOffset(wallClock: string, zone: string): string {
+  // By the day, as the abbreviations: a wall-clock day whose first and last
+  // second come back unchanged with one offset (no DST gap or overlap in it)
+  // gives every second of it that offset.
+  if (/^\d{4}-\d{2}-\d{2} (?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d$/.test(wallClock)) {
+    const date = wallClock.slice(0, 10);
+    const offset = isoDays.get(`${date}\u0000${zone}`, () => regularDayOffset(date, zone));
+    if (offset !== "") return `${date}T${wallClock.slice(11)}${offset}`;
+  }
+  return exactIsoWithOffset(wallClock, zone);
+}
+
+/** The offset (`+01:00`) shared by every second of the wall-clock day `YYYY-MM-DD` in `zone`, or "" when they differ. */
+function regularDayOffset(date: string, zone: string): string {
+  const first = exactIsoWithOffset(`${date} 00:00:00`, zone);
+  const offset = first.slice(19);
+  return first === `${date}T00:00:00${offset}` && exactIsoWithOffset(`${date} 23:59:59`, zone) === `${date}T23:59:59${offset}` ? offset : "";
+}
+
+const isoDays = new BoundedMemo<string>(20000);
+
+function exactIsoWithOffset(wallClock: string, zone: string): string {
   return isoValues.get(`${wallClock}\u0000${zone}`, () => {
     const w = splitWallClock(wallClock);
     if (!w) throw new TypeError(`Not a YYYY-MM-DD HH:MM:SS value: ${wallClock}`);
@@ -210,4 +244,4 @@ export function isoWithOffset(wallClock: string, zone: string): string {
   });
 }
 
-const isoValues = new BoundedMemo<string>(2000);
+const isoValues = new BoundedMemo<string>(5000);

@@ -28,6 +28,7 @@ import {
   SLUG_FREE_STATUSES,
 } from "./types";
 import { applyVisibility, canReadPost } from "./visibility";
+import { selectByShape } from "../db/compiled";
 
 export interface PostRow {
   id: number;
@@ -643,9 +644,13 @@ export class Posts implements PostsApi {
     // table is joined (each a primary-key lookup), up to a few of them.
     const typed = [...this.e.registry.postTypes.values()].filter((t) => t.fieldsTable !== null);
     const joins = typed.length <= MAX_LOAD_JOINS ? typed.map((t, i) => fieldJoin(t, `f${i}`)) : [];
-    const q = this.k("posts as p").whereIn("p.id", [...new Set(wanted)]).select("p.*");
-    addFieldJoins(q, joins);
-    const rows: JoinedRow[] = await q;
+    const unique = [...new Set(wanted)];
+    const shape = `load\u0000${joins.map((j) => `${j.alias}=${j.type.fieldsTable ?? ""}(${j.columns.map((c) => c.name).join(",")})`).join(";")}\u0000${unique.length}`;
+    const rows = await selectByShape<JoinedRow>(this.k, shape, unique, () => {
+      const q = this.k("posts as p").whereIn("p.id", unique).select("p.*");
+      addFieldJoins(q, joins);
+      return q;
+    });
     const byId = new Map(rows.map((r) => [Number(r.id), r]));
     const ordered: JoinedRow[] = [];
     const seen = new Set<number>();
@@ -744,7 +749,9 @@ export class Posts implements PostsApi {
     // Unwrapped members: SQLite does not accept parentheses around the SELECTs of a compound statement.
     const [first, ...rest] = branches;
     const statement = rest.length === 0 ? first : first.unionAll(rest);
-    const rows = await remember(statement, async (): Promise<RelationRow[]> => statement, (r) => r.length);
+    const shape = `relations\u0000${w.meta ? 1 : 0}${w.terms ? 1 : 0}${w.links ? 1 : 0}\u0000${onlyTerms?.join(",") ?? "*"}\u0000${onlyLinks?.join(",") ?? "*"}\u0000${ids.length}`;
+    const bindings: Knex.Value[] = [...(w.meta ? ids : []), ...(w.terms ? [...ids, ...(onlyTerms ?? [])] : []), ...(w.links ? [...ids, ...(onlyLinks ?? [])] : [])];
+    const rows = await remember(statement, () => selectByShape<RelationRow>(k, shape, bindings, () => statement), (r) => r.length);
     const meta: RelationRow[] = [];
     const terms: RelationRow[] = [];
     const links: RelationRow[] = [];

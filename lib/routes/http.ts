@@ -10,7 +10,8 @@ import { filterFields, parseFields } from "./fields";
 import { isPlainObject } from "./json";
 import { decodeBody, parseBracketString, rawQueryString, type BodySources, type ParamMap } from "./params";
 import { normalizeRoutePath } from "./patterns";
-import { dispatch, type Outcome } from "./pipeline";
+import { dispatch, type Authenticated, type Outcome } from "./pipeline";
+import type { ComposedResponse } from "./response-cache";
 import type { RestServer } from "./server";
 import { restRouteUrls, restUrls, type RestUrls } from "./urls";
 
@@ -106,51 +107,78 @@ function serialize(server: RestServer, outcome: Outcome, ctx: SendContext): { st
   }
 }
 
-function send(server: RestServer, req: Request, res: Response, outcome: Outcome, ctx: SendContext): void {
-  if (res.headersSent) return;
-  const { status, headers, body } = serialize(server, outcome, ctx);
-  res.status(status);
-  res.setHeader("Content-Type", "application/json; charset=UTF-8");
-  res.setHeader("X-Robots-Tag", "noindex");
-  res.setHeader("X-Content-Type-Options", "nosniff");
-  res.setHeader("Access-Control-Expose-Headers", EXPOSED_HEADERS);
-  res.setHeader("Access-Control-Allow-Headers", ALLOWED_REQUEST_HEADERS);
+/**
+ * The answer as status, headers and body: everything but the socket, so that
+ * the response cache can keep it and write it again.
+ */
+function compose(server: RestServer, req: Request, outcome: Outcome, ctx: SendContext): ComposedResponse {
+  const { status, headers: routeHeaders, body } = serialize(server, outcome, ctx);
+  const headers: [string, string][] = [
+    ["Content-Type", "application/json; charset=UTF-8"],
+    ["X-Robots-Tag", "noindex"],
+    ["X-Content-Type-Options", "nosniff"],
+    ["Access-Control-Expose-Headers", EXPOSED_HEADERS],
+    ["Access-Control-Allow-Headers", ALLOWED_REQUEST_HEADERS],
+  ];
   // One Link header: API discovery first, then the route's own links (pagination next/prev).
   const links = [`<${ctx.urls.root}>; rel="https://api.w.org/"`];
-  for (const [name, value] of Object.entries(headers)) {
+  for (const [name, value] of Object.entries(routeHeaders)) {
     if (name.toLowerCase() === "link") links.push(value);
-    else res.setHeader(name, value);
+    else headers.push([name, value]);
   }
-  res.setHeader("Link", links.join(", "));
+  headers.push(["Link", links.join(", ")]);
 
   // CORS as WordPress `rest_send_cors_headers()`.
   const origin = echoableOrigin(req.get("origin"));
   if (origin !== undefined) {
-    res.setHeader("Access-Control-Allow-Origin", origin);
-    res.setHeader("Access-Control-Allow-Methods", CORS_METHODS);
-    res.setHeader("Access-Control-Allow-Credentials", "true");
-    res.append("Vary", "Origin");
+    headers.push(["Access-Control-Allow-Origin", origin], ["Access-Control-Allow-Methods", CORS_METHODS], ["Access-Control-Allow-Credentials", "true"], ["Vary", "Origin"]);
   } else if (ctx.realMethod === "GET" && outcome.user === null) {
-    res.append("Vary", "Origin");
+    headers.push(["Vary", "Origin"]);
   }
 
   // Authenticated answers must not be cached; nor 4xx answers to a header
   // method override, which an intermediary could otherwise cache for the
   // plain URL (WordPress `serve_request()`).
-  if (outcome.user !== null || (ctx.headerOverride && status >= 400 && status < 500)) {
-    for (const [name, value] of Object.entries(NO_CACHE_HEADERS)) res.setHeader(name, value);
-    res.removeHeader("Last-Modified");
-  }
+  const noCache = outcome.user !== null || (ctx.headerOverride && status >= 400 && status < 500);
+  if (noCache) for (const [name, value] of Object.entries(NO_CACHE_HEADERS)) headers.push([name, value]);
+  // 204 and 304 have no body by definition.
+  return { status, headers, body: status === 204 || status === 304 ? null : body, noCache };
+}
 
-  if (status === 204 || status === 304) {
-    // These statuses have no body by definition.
+function write(res: Response, response: ComposedResponse, ctx: SendContext): void {
+  if (res.headersSent) return;
+  res.status(response.status);
+  for (const [name, value] of response.headers) {
+    // A host middleware may have set Vary (compression): add to it.
+    if (name === "Vary") res.append(name, value);
+    else res.setHeader(name, value);
+  }
+  if (response.noCache) res.removeHeader("Last-Modified");
+  if (response.body === null) {
     res.end();
     return;
   }
-  res.setHeader("Content-Length", Buffer.byteLength(body));
+  res.setHeader("Content-Length", Buffer.byteLength(response.body));
   // HEAD runs like GET but sends no body (its Content-Length is the GET's).
   if (ctx.realMethod === "HEAD" || ctx.method === "HEAD") res.end();
-  else res.end(body);
+  else res.end(response.body);
+}
+
+/**
+ * The response cache's key when this request may be answered from it: a
+ * plain GET/HEAD (no override, no body) of an endpoint that opted in.
+ * Whether the request is anonymous is decided afterwards, by the authenticator.
+ */
+function cacheKey(server: RestServer, req: Request, rawPath: string, urls: RestUrls, ctx: SendContext, query: ParamMap): string | undefined {
+  if (server.settings.responseCache === undefined) return undefined;
+  if ((ctx.realMethod !== "GET" && ctx.realMethod !== "HEAD") || ctx.method !== ctx.realMethod || ctx.headerOverride) return undefined;
+  if (own(query, "_method") !== undefined) return undefined;
+  const length = req.headers["content-length"];
+  if ((length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined) return undefined;
+  const path = normalizeRoutePath(rawPath);
+  const match = server.match(path, ctx.method);
+  if (match.endpoint?.spec.cache !== true) return undefined;
+  return `${urls.root}\u0000${path}\u0000${rawQueryString(req.originalUrl || req.url)}\u0000${req.get("origin") ?? ""}`;
 }
 
 async function handleHttp(server: RestServer, req: Request, res: Response, readBody: BodyReader, rawPath: string, urls: RestUrls): Promise<void> {
@@ -168,16 +196,37 @@ async function handleHttp(server: RestServer, req: Request, res: Response, readB
     headerOverride = true;
   }
   const ctx: SendContext = { query, urls, realMethod, method, headerOverride };
-  let outcome: Outcome;
-  try {
-    const body = await readBody(req, res);
-    outcome = await dispatch(server, { http: req, method, path: normalizeRoutePath(rawPath), query, body, urls });
-  } catch (err) {
-    const error = err instanceof RestError ? err : internalServerError();
-    if (!(err instanceof RestError)) server.settings.logger.error("REST request failed", err);
-    outcome = { status: error.httpStatus, data: error.toJSON(), headers: { ...error.headers }, user: null };
+  const build = async (auth?: Authenticated): Promise<ComposedResponse> => {
+    let outcome: Outcome;
+    try {
+      const body = await readBody(req, res);
+      outcome = await dispatch(server, { http: req, method, path: normalizeRoutePath(rawPath), query, body, urls, auth });
+    } catch (err) {
+      const error = err instanceof RestError ? err : internalServerError();
+      if (!(err instanceof RestError)) server.settings.logger.error("REST request failed", err);
+      outcome = { status: error.httpStatus, data: error.toJSON(), headers: { ...error.headers }, user: null };
+    }
+    return compose(server, req, outcome, ctx);
+  };
+  const cache = server.settings.responseCache;
+  const key = cacheKey(server, req, rawPath, urls, ctx, query);
+  if (cache === undefined || key === undefined) {
+    write(res, await build(), ctx);
+    return;
   }
-  send(server, req, res, outcome, ctx);
+  let auth: Authenticated;
+  try {
+    auth = await server.settings.authenticate(req);
+  } catch (err) {
+    server.settings.logger.error("REST request failed", err);
+    write(res, compose(server, req, { status: 500, data: internalServerError().toJSON(), headers: {}, user: null }, ctx), ctx);
+    return;
+  }
+  if (auth !== null) {
+    write(res, await build(auth), ctx);
+    return;
+  }
+  write(res, await cache.answer(key, () => build(null), (response) => response.status === 200 && !response.noCache), ctx);
 }
 
 export function createRestRouter(server: RestServer): Router {

@@ -25,7 +25,11 @@ export interface DispatchInput {
   readonly query: ParamMap;
   readonly body: BodySources;
   readonly urls: RestUrls;
+  /** The authenticator's answer when the caller already asked it (the response cache does); else dispatch asks. */
+  readonly auth?: Authenticated;
 }
+
+export type Authenticated = CurrentUser | null | RestError;
 
 /** The result of dispatching, before the global parameters and headers of `http.ts`. */
 export interface Outcome {
@@ -126,7 +130,7 @@ export async function dispatch(server: RestServer, input: DispatchInput): Promis
   let user: CurrentUser | null = null;
   let request: ServerRequest | undefined;
   try {
-    const auth = await server.settings.authenticate(input.http);
+    const auth = input.auth !== undefined ? input.auth : await server.settings.authenticate(input.http);
     // Bad credentials fail every request, before routing (even public reads and unknown routes).
     if (isRestError(auth)) return errorOutcome(auth, null);
     user = auth;

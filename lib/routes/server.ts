@@ -9,6 +9,7 @@ import { createRestRouteMiddleware, createRestRouter } from "./http";
 import { namespaceIndexArgs, namespaceIndexEndpoint, siteIndexEndpoint } from "./index-routes";
 import type { ParamMap } from "./params";
 import { compilePattern, joinRoute, type RoutePattern } from "./patterns";
+import { ResponseCache } from "./response-cache";
 import { compileTypedArgs, createAjv, type TypedArgsValidator } from "./schema-validator";
 import {
   HTTP_METHODS,
@@ -57,6 +58,7 @@ export interface ServerSettings {
   readonly restPrefix: string;
   readonly maxBodyBytes: number;
   readonly logger: RestLogger;
+  readonly responseCache: ResponseCache | undefined;
 }
 
 interface RegisteredEndpoint {
@@ -106,6 +108,7 @@ export class RestServer {
       restPrefix: normalizePrefix(options.restPrefix ?? DEFAULT_REST_PREFIX),
       maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
       logger: options.logger ?? { error: (message, error) => console.error(message, error) },
+      responseCache: options.responseCache ? new ResponseCache(options.responseCache) : undefined,
     };
     this.addRoute("", "/", "site-index", [{ spec: siteIndexEndpoint(this), commonArgs: {} }]);
   }

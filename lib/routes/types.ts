@@ -8,6 +8,7 @@ import type { CurrentUser } from "../users/types";
 import type { RestError } from "./errors";
 import type { JsonObject, JsonValue } from "./json";
 import type { RestRequest } from "./request";
+import type { ResponseCacheOptions } from "./response-cache";
 
 // ---------------------------------------------------------------- methods
 
@@ -147,6 +148,13 @@ export interface RestEndpoint<P extends object = Record<string, unknown>> {
   readonly description?: string;
   /** OpenAPI responses; default: 201 for a create (POST only), else 200. */
   readonly responses?: ResponsesDoc;
+  /**
+   * Anonymous GET answers may be reused from the server's response cache
+   * (`RestServerOptions.responseCache`) while the data revision is unchanged.
+   * Only for handlers whose answer depends on nothing but the URL, the
+   * database behind the revision token and the clock (to the second).
+   */
+  readonly cache?: boolean;
 }
 
 export interface RouteOptions {
@@ -198,4 +206,6 @@ export interface RestServerOptions {
   readonly maxBodyBytes?: number;
   /** Where unexpected exceptions go (default: console.error). */
   readonly logger?: RestLogger;
+  /** Reuse anonymous GET answers of endpoints with `cache: true` (see `ResponseCache`). Default: off. */
+  readonly responseCache?: ResponseCacheOptions;
 }

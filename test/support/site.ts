@@ -37,6 +37,8 @@ export interface TestSite {
   ns: string;
   /** Known application passwords of the loaded fixture, by login. */
   users: Record<string, Credentials>;
+  /** The database target the site runs on. */
+  target: string;
   // Response bodies default to `any` on purpose: tests assert on arbitrary
   // JSON shapes, and a cast per assertion would hide nothing the asserts don't check.
   request<T = any>(method: string, path: string, opts?: RequestOptions): Promise<ApiResponse<T>>;
@@ -143,6 +145,7 @@ export async function startTestSite(opts: StartOptions = {}): Promise<TestSite> 
     root,
     ns,
     users,
+    target,
     request,
     get: (path, ro) => request("GET", path, ro),
     post: (path, ro) => request("POST", path, ro),

@@ -13,6 +13,7 @@ export function registerDocRoute(host: CalendarHost): void {
   host.rest.registerRoute(NAMESPACE, "/doc", {
     methods: READABLE,
     permission: "public",
+    cache: true,
     handler: (req: RestRequest) => namespaceOpenApi(host.rest, req),
     summary: "The OpenAPI 3.0.0 document of this namespace.",
     responses: { "200": { description: "The OpenAPI document.", schema: { type: "object" } } },

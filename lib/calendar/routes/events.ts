@@ -107,6 +107,7 @@ export function registerEventRoutes(host: CalendarHost): void {
     methods: READABLE,
     args: listArgs,
     permission: "public",
+    cache: true,
     summary: "List events",
     description: "Events matching the filters, ordered by start date; only published events for anonymous readers.",
     responses: LIST_RESPONSES,
@@ -156,6 +157,7 @@ export function registerEventRoutes(host: CalendarHost): void {
       methods: READABLE,
       args: address,
       permission: "public",
+      cache: true,
       summary: by === "id" ? "Read an event" : "Read an event by slug",
       responses: READ_RESPONSES,
       async handler(req) {

@@ -136,6 +136,7 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
       methods: READABLE,
       args: listArgs(engine, kind),
       permission: "public",
+      cache: true,
       handler: list,
       summary: `Lists ${k.plural}.`,
       responses: {
@@ -167,6 +168,7 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
         methods: READABLE,
         args: itemArgs(engine, kind, by),
         permission: "public",
+        cache: true,
         handler: read(by),
         summary: `Reads one ${kind}.`,
         responses: {

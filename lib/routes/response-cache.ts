@@ -1,0 +1,137 @@
+/**
+ * Whole anonymous GET answers, kept while the data behind them is unchanged.
+ *
+ * A public calendar is read far more than it is written, and most readers ask
+ * the same few URLs (this month, the upcoming list, the category menu).
+ * Building such an answer costs a dozen milliseconds of queries, records and
+ * JSON; sending stored bytes costs what the bare HTTP stack costs. An answer
+ * is reused only when
+ * - its endpoint opted in (`RestEndpoint.cache`: the answer depends on
+ *   nothing but the URL, the database and the clock);
+ * - the request is anonymous (the authenticator said so), a plain GET or
+ *   HEAD without a body or a method override;
+ * - the revision token (`ResponseCacheOptions.revision`, read before the
+ *   answer is built and again for every reuse) is the same: any committed
+ *   write, in this process or another, changes it;
+ * - its URL was asked before (admission: see `seenBefore`);
+ * - it is younger than `maxAgeMs` (default 1 s): lists of upcoming events
+ *   depend on the clock, and one second is as stale as they may get.
+ * Keys are the REST root (scheme and host appear in every URL of a record),
+ * the route path, the exact query string and the `Origin` (CORS headers).
+ */
+
+/** What the HTTP layer sends: status, headers in order, and the body (null: none, e.g. 304). */
+export interface ComposedResponse {
+  readonly status: number;
+  readonly headers: readonly (readonly [string, string])[];
+  readonly body: string | null;
+  /** Clears a `Last-Modified` a host middleware may have set (no-cache answers). */
+  readonly noCache: boolean;
+}
+
+export interface ResponseCacheOptions {
+  /**
+   * A token that changes whenever any cached answer may have changed; `null`
+   * when no such token can be had (nothing is then cached).
+   */
+  revision(): Promise<string | null>;
+  /** Bound on the bytes of the bodies held (default 16 MiB); least recently used first out. */
+  readonly maxBytes?: number;
+  /** How old a reused answer may be (default 1000 ms). */
+  readonly maxAgeMs?: number;
+}
+
+interface Entry {
+  token: string;
+  at: number;
+  response: ComposedResponse;
+  size: number;
+}
+
+/** How many once-asked URLs are remembered; the set is emptied when full (cheap, and the popular ones come back at once). */
+const SEEN_KEYS = 10_000;
+
+export class ResponseCache {
+  private readonly entries = new Map<string, Entry>();
+  /** Answers being built, so that a burst of identical requests after a write builds one. */
+  private readonly pending = new Map<string, { token: string; at: number; value: Promise<ComposedResponse> }>();
+  /** URLs asked once and not kept yet (see `seenBefore`). */
+  private readonly seen = new Set<string>();
+  private held = 0;
+  private readonly maxBytes: number;
+  private readonly maxAgeMs: number;
+
+  constructor(private readonly options: ResponseCacheOptions) {
+    this.maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
+    this.maxAgeMs = options.maxAgeMs ?? 1000;
+  }
+
+  /**
+   * The stored answer for `key` when it is still good, else `build()`'s,
+   * which is stored when `keep` says it may be (a 200 to an anonymous
+   * request). `build` runs after the token was read, so an answer built
+   * while a write commits is stored under the older token and never reused.
+   */
+  async answer(key: string, build: () => Promise<ComposedResponse>, keep: (response: ComposedResponse) => boolean): Promise<ComposedResponse> {
+    if (!this.entries.has(key) && !this.pending.has(key) && !this.seenBefore(key)) return build();
+    const token = await this.options.revision();
+    if (token === null) return build();
+    const now = Date.now();
+    const hit = this.entries.get(key);
+    if (hit !== undefined) {
+      if (hit.token === token && now - hit.at < this.maxAgeMs) {
+        this.entries.delete(key);
+        this.entries.set(key, hit);
+        return hit.response;
+      }
+      this.drop(key, hit);
+    }
+    const running = this.pending.get(key);
+    if (running !== undefined && running.token === token && now - running.at < this.maxAgeMs) return running.value;
+    const value = build();
+    this.pending.set(key, { token, at: now, value });
+    try {
+      const response = await value;
+      if (keep(response)) this.store(key, { token, at: now, response, size: (response.body?.length ?? 0) + key.length });
+      return response;
+    } finally {
+      if (this.pending.get(key)?.value === value) this.pending.delete(key);
+    }
+  }
+
+  /**
+   * Admission: an answer is kept from the second request for its URL on.
+   * Reads of single events spread over every event of the site; keeping each
+   * of them would churn the whole bound through the heap (and cost a
+   * revision check each) for answers that are rarely asked twice.
+   */
+  private seenBefore(key: string): boolean {
+    if (this.seen.delete(key)) return true;
+    if (this.seen.size >= SEEN_KEYS) this.seen.clear();
+    this.seen.add(key);
+    return false;
+  }
+
+  /** Entries and bytes held (for tests and diagnostics). */
+  stats(): { entries: number; bytes: number } {
+    return { entries: this.entries.size, bytes: this.held };
+  }
+
+  private drop(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.held -= entry.size;
+  }
+
+  private store(key: string, entry: Entry): void {
+    const old = this.entries.get(key);
+    if (old !== undefined) this.drop(key, old);
+    if (entry.size > this.maxBytes / 8) return;
+    this.entries.set(key, entry);
+    this.held += entry.size;
+    while (this.held > this.maxBytes) {
+      const oldest = this.entries.entries().next().value;
+      if (oldest === undefined) break;
+      this.drop(oldest[0], oldest[1]);
+    }
+  }
+}
