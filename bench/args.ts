@@ -35,7 +35,7 @@ export const USAGE = `Usage: tsx bench/run.ts [options]
                           (default mysql://root@127.0.0.1:3306/) and drop it afterwards
   --duration <s>          measured seconds per workload (default 10)
   --warmup <s>            unmeasured seconds before each measurement (default 2; 1 with --quick)
-  --connections <n>       concurrent keep-alive connections (default 16)
+  --connections <n>       concurrent keep-alive connections (default 4; see bench/README.md)
   --processes 1|2         postgres only: also compare 1 vs 2 calpress processes behind
                           a round-robin front (default 1)
   --quick                 one size of 2000 events, 3 s per workload (a smoke run, under 2 minutes)
@@ -110,7 +110,7 @@ export function parseBenchArgs(argv: string[], workloadNames: readonly string[])
     duration: positiveNumber("duration", values.duration, quick ? 3 : 10, false),
     // The quick run keeps under two minutes on 2 cores only with a shorter warm-up.
     warmup: values.warmup === "0" ? 0 : positiveNumber("warmup", values.warmup, quick ? 1 : 2, false),
-    connections: positiveNumber("connections", values.connections, 16, true),
+    connections: positiveNumber("connections", values.connections, 4, true),
     quick,
     processes: processes === "2" ? 2 : 1,
     seed: 42,

@@ -36,14 +36,48 @@ export class DataRevision {
     }
   }
 
+  /** The check running now, if any. */
+  private running: Promise<string> | null = null;
+  /** The check that starts when the running one ends: it serves everyone who asked meanwhile. */
+  private next: Promise<string> | null = null;
+
   /**
    * The current token. Read before the cached value is used or computed: a
    * value computed after a later write began is stored under the older
    * token and so never served once that write is done.
+   *
+   * Checks are batched without giving up freshness: a caller never gets the
+   * result of a check that started before it asked (a commit could have
+   * landed in between); it waits for the next check, which starts when the
+   * running one ends and answers every caller that arrived meanwhile. Under
+   * load one statement serves many requests.
    */
-  async current(): Promise<string> {
+  current(): Promise<string> {
+    if (this.privateMemory) return Promise.resolve(String(this.local));
+    if (this.next !== null) return this.next;
+    if (this.running === null) return this.start();
+    const after = this.running;
+    const next = after.then(
+      () => this.start(),
+      () => this.start(),
+    );
+    this.next = next;
+    return next;
+  }
+
+  private start(): Promise<string> {
+    this.next = null;
+    const check = this.check();
+    this.running = check;
+    const clear = (): void => {
+      if (this.running === check) this.running = null;
+    };
+    check.then(clear, clear);
+    return check;
+  }
+
+  private async check(): Promise<string> {
     const local = this.local;
-    if (this.privateMemory) return String(local);
     let connection = "";
     const rows = (await this.knex.raw("PRAGMA data_version").on("query", (q: { __knexUid?: string }) => {
       // A new connection starts its own count: the token names the connection too.

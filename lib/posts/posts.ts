@@ -114,6 +114,11 @@ function addFieldJoins(qb: Knex.QueryBuilder, joins: readonly FieldJoin[]): void
   selectJoinColumns(qb, joins);
 }
 
+/** What the text of a statement with these joins depends on (see selectByShape). */
+function joinSignature(joins: readonly FieldJoin[]): string {
+  return joins.map((j) => `${j.alias}=${j.type.fieldsTable ?? ""}(${j.columns.map((c) => c.name).join(",")})`).join(";");
+}
+
 function joinedFields(join: FieldJoin, row: JoinedRow): Record<string, FieldValue> {
   const values: Record<string, FieldValue> = {};
   for (const c of join.columns) values[c.name] = fromDbValue(c.def, row[c.as]);
@@ -524,11 +529,15 @@ export class Posts implements PostsApi {
     const registered = this.e.registry.postTypes.get(type);
     const joins = registered?.fieldsTable ? [fieldJoin(registered, "f")] : [];
     // The whole row (typed fields joined) in one statement: the lowest id of the language, else of any language.
-    const lookup = (language: string | undefined): Promise<JoinedRow | undefined> => {
-      const q = this.k("posts as p").where("p.type", type).where("p.slug", slug).whereNot("p.status", "trash").select("p.*");
-      if (language !== undefined) q.where("p.language", language);
-      addFieldJoins(q, joins);
-      return q.orderBy("p.id").first();
+    const lookup = async (language: string | undefined): Promise<JoinedRow | undefined> => {
+      const bindings: Knex.Value[] = language === undefined ? [type, slug, "trash", 1] : [type, slug, "trash", language, 1];
+      const rows = await selectByShape<JoinedRow>(this.k, `bySlug\u0000${joinSignature(joins)}\u0000${language === undefined ? 0 : 1}`, bindings, () => {
+        const q = this.k("posts as p").where("p.type", type).where("p.slug", slug).whereNot("p.status", "trash").select("p.*");
+        if (language !== undefined) q.where("p.language", language);
+        addFieldJoins(q, joins);
+        return q.orderBy("p.id").limit(1);
+      });
+      return rows[0];
     };
     let row: JoinedRow | undefined;
     if (opts.language !== undefined) row = await lookup(opts.language);
@@ -645,7 +654,7 @@ export class Posts implements PostsApi {
     const typed = [...this.e.registry.postTypes.values()].filter((t) => t.fieldsTable !== null);
     const joins = typed.length <= MAX_LOAD_JOINS ? typed.map((t, i) => fieldJoin(t, `f${i}`)) : [];
     const unique = [...new Set(wanted)];
-    const shape = `load\u0000${joins.map((j) => `${j.alias}=${j.type.fieldsTable ?? ""}(${j.columns.map((c) => c.name).join(",")})`).join(";")}\u0000${unique.length}`;
+    const shape = `load\u0000${joinSignature(joins)}\u0000${unique.length}`;
     const rows = await selectByShape<JoinedRow>(this.k, shape, unique, () => {
       const q = this.k("posts as p").whereIn("p.id", unique).select("p.*");
       addFieldJoins(q, joins);

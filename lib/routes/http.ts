@@ -142,7 +142,8 @@ function compose(server: RestServer, req: Request, outcome: Outcome, ctx: SendCo
   const noCache = outcome.user !== null || (ctx.headerOverride && status >= 400 && status < 500);
   if (noCache) for (const [name, value] of Object.entries(NO_CACHE_HEADERS)) headers.push([name, value]);
   // 204 and 304 have no body by definition.
-  return { status, headers, body: status === 204 || status === 304 ? null : body, noCache };
+  // Encoded once: a kept answer is then written as it is, without encoding it again per request.
+  return { status, headers, body: status === 204 || status === 304 ? null : Buffer.from(body), noCache };
 }
 
 function write(res: Response, response: ComposedResponse, ctx: SendContext): void {
@@ -158,7 +159,7 @@ function write(res: Response, response: ComposedResponse, ctx: SendContext): voi
     res.end();
     return;
   }
-  res.setHeader("Content-Length", Buffer.byteLength(response.body));
+  res.setHeader("Content-Length", response.body.length);
   // HEAD runs like GET but sends no body (its Content-Length is the GET's).
   if (ctx.realMethod === "HEAD" || ctx.method === "HEAD") res.end();
   else res.end(response.body);
@@ -169,16 +170,18 @@ function write(res: Response, response: ComposedResponse, ctx: SendContext): voi
  * plain GET/HEAD (no override, no body) of an endpoint that opted in.
  * Whether the request is anonymous is decided afterwards, by the authenticator.
  */
-function cacheKey(server: RestServer, req: Request, rawPath: string, urls: RestUrls, ctx: SendContext, query: ParamMap): string | undefined {
+function cacheKey(server: RestServer, req: Request, urls: RestUrls, ctx: SendContext, query: ParamMap): string | undefined {
   if (server.settings.responseCache === undefined) return undefined;
   if ((ctx.realMethod !== "GET" && ctx.realMethod !== "HEAD") || ctx.method !== ctx.realMethod || ctx.headerOverride) return undefined;
   if (own(query, "_method") !== undefined) return undefined;
   const length = req.headers["content-length"];
   if ((length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined) return undefined;
-  const path = normalizeRoutePath(rawPath);
-  const match = server.match(path, ctx.method);
-  if (match.endpoint?.spec.cache !== true) return undefined;
-  return `${urls.root}\u0000${path}\u0000${rawQueryString(req.originalUrl || req.url)}\u0000${req.get("origin") ?? ""}`;
+  return `${urls.root}\u0000${req.originalUrl || req.url}\u0000${req.get("origin") ?? ""}`;
+}
+
+/** Whether the endpoint a request reaches opted into the response cache (asked only when no kept answer matched). */
+function cacheableEndpoint(server: RestServer, rawPath: string, method: string): boolean {
+  return server.match(normalizeRoutePath(rawPath), method).endpoint?.spec.cache === true;
 }
 
 async function handleHttp(server: RestServer, req: Request, res: Response, readBody: BodyReader, rawPath: string, urls: RestUrls): Promise<void> {
@@ -209,7 +212,7 @@ async function handleHttp(server: RestServer, req: Request, res: Response, readB
     return compose(server, req, outcome, ctx);
   };
   const cache = server.settings.responseCache;
-  const key = cacheKey(server, req, rawPath, urls, ctx, query);
+  const key = cacheKey(server, req, urls, ctx, query);
   if (cache === undefined || key === undefined) {
     write(res, await build(), ctx);
     return;
@@ -226,7 +229,13 @@ async function handleHttp(server: RestServer, req: Request, res: Response, readB
     write(res, await build(auth), ctx);
     return;
   }
-  write(res, await cache.answer(key, () => build(null), (response) => response.status === 200 && !response.noCache), ctx);
+  const answer = await cache.answer(
+    key,
+    () => cacheableEndpoint(server, rawPath, method),
+    () => build(null),
+    (response) => response.status === 200 && !response.noCache,
+  );
+  write(res, answer, ctx);
 }
 
 export function createRestRouter(server: RestServer): Router {

@@ -17,14 +17,14 @@
  * - it is younger than `maxAgeMs` (default 1 s): lists of upcoming events
  *   depend on the clock, and one second is as stale as they may get.
  * Keys are the REST root (scheme and host appear in every URL of a record),
- * the route path, the exact query string and the `Origin` (CORS headers).
+ * the request URL as sent (path and query) and the `Origin` (CORS headers).
  */
 
 /** What the HTTP layer sends: status, headers in order, and the body (null: none, e.g. 304). */
 export interface ComposedResponse {
   readonly status: number;
   readonly headers: readonly (readonly [string, string])[];
-  readonly body: string | null;
+  readonly body: Buffer | null;
   /** Clears a `Last-Modified` a host middleware may have set (no-cache answers). */
   readonly noCache: boolean;
 }
@@ -72,8 +72,14 @@ export class ResponseCache {
    * request). `build` runs after the token was read, so an answer built
    * while a write commits is stored under the older token and never reused.
    */
-  async answer(key: string, build: () => Promise<ComposedResponse>, keep: (response: ComposedResponse) => boolean): Promise<ComposedResponse> {
-    if (!this.entries.has(key) && !this.pending.has(key) && !this.seenBefore(key)) return build();
+  async answer(
+    key: string,
+    eligible: () => boolean,
+    build: () => Promise<ComposedResponse>,
+    keep: (response: ComposedResponse) => boolean,
+  ): Promise<ComposedResponse> {
+    // Only answers of eligible requests are ever kept, so a key that is held needs no second look.
+    if (!this.entries.has(key) && !this.pending.has(key) && (!eligible() || !this.seenBefore(key))) return build();
     const token = await this.options.revision();
     if (token === null) return build();
     const now = Date.now();

@@ -1,0 +1,74 @@
+/**
+ * Statements compiled once per shape (lib/db/compiled.ts): the raw re-runs
+ * give exactly what the builder gives, on every database, and a caller whose
+ * bindings do not match the statement's is never served a kept text.
+ */
+import { expect } from "chai";
+import type { Knex } from "knex";
+import { selectByShape } from "../../lib/db/compiled";
+import { forEachDatabase } from "../support/databases";
+import { useFixture } from "../support/engine";
+
+forEachDatabase("statements compiled by shape", (db) => {
+  const fx = useFixture(db);
+
+  it("runs the kept text with new bindings and returns the builder's rows", async () => {
+    const { engine } = fx();
+    const k = engine.knex;
+    const a = await engine.posts.create({ type: "event", status: "publish", title: "Shape One" });
+    const b = await engine.posts.create({ type: "event", status: "draft", title: "Shape Two" });
+    const build = (id: number, status: string) => () => k("posts").where("id", id).whereNot("status", status).select("id", "title");
+    const statements: string[] = [];
+    const onQuery = (q: { sql: string }): void => {
+      statements.push(q.sql);
+    };
+    k.on("query", onQuery);
+    try {
+      const shape = `test-shape-${db.name}-${Date.now()}`;
+      const first = await selectByShape<{ id: number; title: string }>(k, shape, [a.id, "trash"], build(a.id, "trash"));
+      const second = await selectByShape<{ id: number; title: string }>(k, shape, [b.id, "trash"], build(b.id, "trash"));
+      const none = await selectByShape<{ id: number; title: string }>(k, shape, [b.id, "draft"], build(b.id, "draft"));
+      expect(first.map((r) => [Number(r.id), r.title])).to.deep.equal([[a.id, "Shape One"]]);
+      expect(second.map((r) => [Number(r.id), r.title])).to.deep.equal([[b.id, "Shape Two"]]);
+      expect(none).to.deep.equal([]);
+    } finally {
+      k.removeListener("query", onQuery);
+    }
+    expect(new Set(statements).size).to.equal(1);
+  });
+
+  it("never keeps a shape whose bindings the caller got wrong", async () => {
+    const { engine } = fx();
+    const k: Knex = engine.knex;
+    const a = await engine.posts.create({ type: "event", status: "publish", title: "Shape Three" });
+    const shape = `test-wrong-${db.name}-${Date.now()}`;
+    // Bindings named in the wrong order: a kept text would look up id "trash".
+    const build = () => k("posts").where("id", a.id).whereNot("status", "trash").select("id");
+    for (let i = 0; i < 3; i++) {
+      const rows = await selectByShape<{ id: number }>(k, shape, ["trash", a.id], build);
+      expect(rows.map((r) => Number(r.id))).to.deep.equal([a.id]);
+    }
+  });
+
+  it("serves the post loads, the slug lookup and the relations from kept texts once warm", async () => {
+    const { engine } = fx();
+    const k: Knex = engine.knex;
+    const post = await engine.posts.create({ type: "event", status: "publish", title: "Warm Load" });
+    const read = async (): Promise<void> => {
+      await engine.posts.getMany([post.id], { terms: true, links: true });
+      await engine.posts.getBySlug("event", post.slug, { withRel: { terms: true } });
+    };
+    await read();
+    const methods: string[] = [];
+    const onQuery = (q: { method?: string; sql: string }): void => {
+      if (/^select/i.test(q.sql)) methods.push(q.method ?? "");
+    };
+    k.on("query", onQuery);
+    try {
+      await read();
+    } finally {
+      k.removeListener("query", onQuery);
+    }
+    expect(methods).to.deep.equal(["raw", "raw", "raw", "raw"]);
+  });
+});
