@@ -45,8 +45,9 @@ export interface SiteOptions {
   loginLimit?: LoginLimiterOptions | false;
   /**
    * Reuse of whole anonymous GET answers of the calendar routes while the
-   * database is unchanged (SQLite only, where a change can be detected with
-   * one cheap statement; see lib/routes/response-cache.ts). `false` turns it
+   * database is unchanged (SQLite and PostgreSQL, where a change can be
+   * detected with one cheap statement; see lib/db/revision.ts and
+   * lib/routes/response-cache.ts). `false` turns it
    * off. Default: on, 16 MiB, answers at most 1 s old.
    */
   responseCache?: { maxBytes?: number; maxAgeMs?: number } | false;

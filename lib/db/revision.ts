@@ -1,32 +1,43 @@
 import type { Knex } from "knex";
-import { dialectOf } from "./target";
+import { dialectOf, type Dialect } from "./target";
 
 /**
  * "Has the database changed?" for read caches that must never serve a value
- * the database no longer holds (list totals; see `ReadCache`).
+ * the database no longer holds (list totals, whole anonymous answers; see
+ * `ReadCache` and the REST layer's response cache).
  *
  * Two sources make up the revision token:
  * - every statement through this knex instance that is not a read (inserts,
  *   updates, deletes, DDL, BEGIN/COMMIT/ROLLBACK; transactions included, as
  *   knex reports their statements on the root instance) bumps a counter
  *   before it runs;
- * - on a SQLite file, `PRAGMA data_version`, which changes when another
- *   connection (another process, another engine on the same file) commits.
- *
- * SQLite only: there one connection runs every statement in turn, so a read
- * issued after a write's bump also runs after that write finished; and
- * `data_version` answers "did anyone else commit?" in one cheap statement.
- * PostgreSQL and MariaDB have no such statement (and several connections in
- * flight), so nothing is cached there and every read asks the database.
+ * - the database's own word on commits by anyone:
+ *   - SQLite: `PRAGMA data_version`, which changes when another connection
+ *     (another process, another engine on the same file) commits. One
+ *     connection runs every statement in turn, so a read issued after a
+ *     write's bump also runs after that write finished.
+ *   - PostgreSQL: `txid_current_snapshot()`, whose text (oldest running
+ *     transaction, next transaction id, those in progress) changes whenever
+ *     any transaction that writes starts or ends anywhere in the cluster
+ *     (read-only transactions get no id). A commit between two checks
+ *     either advanced the next id (it began after the first check) or left
+ *     the in-progress list (it was running at the first check), so equal
+ *     tokens mean that nothing was committed in between. Writes to other
+ *     databases of the cluster also change it: that costs reuse, never
+ *     correctness.
+ * MariaDB has no such statement, so nothing is cached there and every read
+ * asks the database.
  */
 export class DataRevision {
   private local = 0;
   readonly enabled: boolean;
+  private readonly dialect: Dialect;
   /** A private in-memory database: no other connection can change it. */
   private readonly privateMemory: boolean;
 
   constructor(private readonly knex: Knex) {
-    this.enabled = dialectOf(knex) === "sqlite";
+    this.dialect = dialectOf(knex);
+    this.enabled = this.dialect === "sqlite" || this.dialect === "postgres";
     const connection = knex.client.config.connection as { filename?: unknown } | undefined;
     this.privateMemory = typeof connection === "object" && connection !== null && connection.filename === ":memory:";
     if (this.enabled) {
@@ -78,6 +89,10 @@ export class DataRevision {
 
   private async check(): Promise<string> {
     const local = this.local;
+    if (this.dialect === "postgres") {
+      const result = (await this.knex.raw("select txid_current_snapshot()::text as s")) as { rows: Array<{ s: string }> };
+      return `${local}:${result.rows[0]?.s ?? ""}`;
+    }
     let connection = "";
     const rows = (await this.knex.raw("PRAGMA data_version").on("query", (q: { __knexUid?: string }) => {
       // A new connection starts its own count: the token names the connection too.
