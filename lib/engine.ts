@@ -122,6 +122,11 @@ export class Engine implements EngineApi {
    * (inside one, reads must see the transaction's own uncommitted writes and,
    * on SQLite, must not wait for the connection the transaction holds).
    */
+  /** Closes what the read cache holds open (a SQLite file's revision connection). */
+  releaseCaches(): Promise<void> {
+    return this.shared.readCache.close();
+  }
+
   get readCache(): ReadCache | null {
     return this.inTransaction || !this.shared.readCache.enabled ? null : this.shared.readCache;
   }
@@ -185,6 +190,7 @@ export async function createEngine(db: DbOption, options: EngineOptions = {}): P
   return {
     engine,
     async close() {
+      await engine.releaseCaches();
       if (!owned) return;
       try {
         // Statistics for the next process: a bulk load (fixture generate) is

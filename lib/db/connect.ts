@@ -104,6 +104,12 @@ function cacheReadStatements(db: DriverDatabase): void {
     });
   };
   db.all = (sql, params, cb) => {
+    // knex begins every transaction with a deferred BEGIN, which takes the
+    // write lock only at the first write: two connections that both read
+    // first then fail with SQLITE_BUSY at once (no busy wait can resolve
+    // it). IMMEDIATE takes the lock up front, so a second writer waits its
+    // turn (busy_timeout) instead.
+    if (sql === "BEGIN;") return plainAll("BEGIN IMMEDIATE;", params, cb);
     if (!isReadStatement(sql)) return plainAll(sql, params, cb);
     const bound = Array.isArray(params) ? params : [];
     const cached = cache.get(sql);

@@ -40,10 +40,50 @@ export class DataRevision {
     this.enabled = this.dialect === "sqlite" || this.dialect === "postgres";
     const connection = knex.client.config.connection as { filename?: unknown } | undefined;
     this.privateMemory = typeof connection === "object" && connection !== null && connection.filename === ":memory:";
+    const filename = typeof connection === "object" && connection !== null ? connection.filename : undefined;
+    this.watchedFile = this.dialect === "sqlite" && typeof filename === "string" && !this.privateMemory ? filename : null;
     if (this.enabled) {
       knex.on("query", (q: { sql?: unknown }) => {
         if (!isReadStatement(q.sql)) this.local++;
       });
+    }
+  }
+
+  /**
+   * A SQLite file is read through several pooled connections, and
+   * `data_version` is per connection (its values on two connections are
+   * not comparable): the file's revision is read on one connection of its
+   * own, which sees every commit made through any other, ours included.
+   */
+  private readonly watchedFile: string | null;
+  private watcher: Promise<WatcherDatabase> | null = null;
+  /** Tokens handed out while the watcher cannot answer: never equal, so nothing is reused. */
+  private unanswered = 0;
+
+  /** Closes the watcher connection (the engine's close). */
+  async close(): Promise<void> {
+    const watcher = this.watcher;
+    this.watcher = null;
+    if (watcher === null) return;
+    try {
+      const db = await watcher;
+      await new Promise<void>((resolve) => db.close(() => resolve()));
+    } catch {
+      // It never opened: nothing to close.
+    }
+  }
+
+  private async watchedVersion(file: string): Promise<string> {
+    try {
+      this.watcher ??= openWatcher(file);
+      const db = await this.watcher;
+      const row = await new Promise<{ data_version?: number } | undefined>((resolve, reject) =>
+        db.get("PRAGMA data_version", (err, r) => (err ? reject(err) : resolve(r as { data_version?: number } | undefined))),
+      );
+      return String(row?.data_version ?? "");
+    } catch {
+      this.watcher = null;
+      return `unanswered-${++this.unanswered}`;
     }
   }
 
@@ -93,6 +133,8 @@ export class DataRevision {
       const result = (await this.knex.raw("select txid_current_snapshot()::text as s")) as { rows: Array<{ s: string }> };
       return `${local}:${result.rows[0]?.s ?? ""}`;
     }
+    if (this.watchedFile !== null) return `${local}:${await this.watchedVersion(this.watchedFile)}`;
+    // A SQLite database this engine did not open (a host's knex): asked on the pool's connection.
     let connection = "";
     const rows = (await this.knex.raw("PRAGMA data_version").on("query", (q: { __knexUid?: string }) => {
       // A new connection starts its own count: the token names the connection too.
@@ -100,6 +142,20 @@ export class DataRevision {
     })) as Array<{ data_version: number }>;
     return `${local}:${connection}:${rows[0]?.data_version ?? ""}`;
   }
+}
+
+interface WatcherDatabase {
+  get(sql: string, cb: (err: Error | null, row: unknown) => void): unknown;
+  close(cb: (err: Error | null) => void): unknown;
+}
+
+function openWatcher(file: string): Promise<WatcherDatabase> {
+  return new Promise((resolve, reject) => {
+    // Loaded here: only SQLite files need it, and it is a dependency of calpress either way.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const sqlite3 = require("sqlite3") as typeof import("sqlite3");
+    const db = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(db)));
+  });
 }
 
 /** SELECT/EXPLAIN, or a PRAGMA that only reads (no `=`, no argument): statements that change nothing. */
@@ -136,6 +192,11 @@ export class ReadCache {
 
   get enabled(): boolean {
     return this.revision.enabled;
+  }
+
+  /** Releases the revision's own connection, if it opened one. */
+  close(): Promise<void> {
+    return this.revision.close();
   }
 
   /**

@@ -47,11 +47,18 @@ export function configFromTarget(target: string): Knex.Config {
     client: "sqlite3",
     connection: { filename },
     useNullAsDefault: true,
-    // One connection: an in-memory database exists once per connection, and
-    // SQLite serialises writers anyway.
-    pool: { min: 1, max: 1 },
+    // An in-memory database exists once per connection: one connection.
+    // A file in WAL mode: several, so that reads run side by side (each
+    // sees the last commit) instead of queueing behind each other and behind
+    // a writer on one connection. Writers still take turns: every
+    // transaction begins IMMEDIATE (lib/db/connect.ts), and SQLite's busy
+    // timeout queues the others.
+    pool: filename === ":memory:" ? { min: 1, max: 1 } : { min: 1, max: SQLITE_FILE_CONNECTIONS },
   };
 }
+
+/** Connections to a SQLite file (see configFromTarget). */
+export const SQLITE_FILE_CONNECTIONS = 3;
 
 export function dialectOf(knex: Knex): Dialect {
   const client = String(knex.client.config.client ?? "");

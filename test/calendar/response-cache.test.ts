@@ -46,9 +46,10 @@ forEachDatabase("response cache on calendar reads", (db) => {
     });
     expect(third?.status).to.equal(200);
     expect(third?.body).to.deep.equal(first.body);
-    // SQLite and PostgreSQL: only the revision check. MariaDB: the whole read.
+    // SQLite: nothing through the pool (a file's revision is read on a connection of its own).
+    // PostgreSQL: only the revision check. MariaDB: the whole read.
     if (db.name === "mysql") expect(statements).to.be.greaterThan(1);
-    else expect(statements).to.equal(1);
+    else expect(statements).to.equal(db.name === "sqlite" ? 0 : 1);
   });
 
   it("shows a write made through the API at once", async () => {
