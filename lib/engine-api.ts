@@ -80,8 +80,9 @@ export interface UsersApi {
 export interface PostsApi {
   create(input: PostInput, actor?: CurrentUser | null): Promise<LoadedPost>;
   update(id: number, patch: PostPatch, actor?: CurrentUser | null): Promise<LoadedPost>;
-  get(id: number, withRel?: PostQuery["with"]): Promise<LoadedPost | undefined>;
-  getMany(ids: number[], withRel?: PostQuery["with"]): Promise<Map<number, LoadedPost>>;
+  /** `likelyTypes`: the post types the caller expects, a hint that makes the read cheaper (any type is still read whole). */
+  get(id: number, withRel?: PostQuery["with"], likelyTypes?: readonly string[]): Promise<LoadedPost | undefined>;
+  getMany(ids: number[], withRel?: PostQuery["with"], likelyTypes?: readonly string[]): Promise<Map<number, LoadedPost>>;
   /** Every post id in the translation groups of these ids (the ids included). */
   translationsOf(ids: number[]): Promise<number[]>;
   /** Publishes `future` posts whose time has come (there is no cron); returns their ids. */

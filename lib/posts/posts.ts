@@ -513,13 +513,13 @@ export class Posts implements PostsApi {
 
   // ------------------------------------------------------------------ reads
 
-  async get(id: number, withRel?: PostQuery["with"]): Promise<LoadedPost | undefined> {
+  async get(id: number, withRel?: PostQuery["with"], likelyTypes?: readonly string[]): Promise<LoadedPost | undefined> {
     if (!isStoredId(id)) return undefined;
-    return (await this.load([id], withRel))[0];
+    return (await this.load([id], withRel, likelyTypes))[0];
   }
 
-  async getMany(ids: number[], withRel?: PostQuery["with"]): Promise<Map<number, LoadedPost>> {
-    const posts = await this.load(ids, withRel);
+  async getMany(ids: number[], withRel?: PostQuery["with"], likelyTypes?: readonly string[]): Promise<Map<number, LoadedPost>> {
+    const posts = await this.load(ids, withRel, likelyTypes);
     return new Map(posts.map((p) => [p.id, p]));
   }
 
@@ -646,12 +646,15 @@ export class Posts implements PostsApi {
    * same statement and relations batch-loaded: a fixed number of queries
    * per call, not per post.
    */
-  async load(ids: number[], withRel?: PostQuery["with"]): Promise<LoadedPost[]> {
+  async load(ids: number[], withRel?: PostQuery["with"], likelyTypes?: readonly string[]): Promise<LoadedPost[]> {
     const wanted = storedIds(ids);
     if (wanted.length === 0) return [];
     // The type is not known before the row is read: every registered field
     // table is joined (each a primary-key lookup), up to a few of them.
-    const typed = [...this.e.registry.postTypes.values()].filter((t) => t.fieldsTable !== null);
+    // `likelyTypes` (a caller that knows what it asks for) narrows the joins to
+    // those types' tables: fewer columns per row to read and convert. A post
+    // of another type still gets its fields, by a query of its own (hydrate).
+    const typed = [...this.e.registry.postTypes.values()].filter((t) => t.fieldsTable !== null && (likelyTypes === undefined || likelyTypes.includes(t.name)));
     const joins = typed.length <= MAX_LOAD_JOINS ? typed.map((t, i) => fieldJoin(t, `f${i}`)) : [];
     const unique = [...new Set(wanted)];
     const shape = `load\u0000${joinSignature(joins)}\u0000${unique.length}`;

@@ -71,4 +71,15 @@ forEachDatabase("statements compiled by shape", (db) => {
     }
     expect(methods).to.deep.equal(["raw", "raw", "raw", "raw"]);
   });
+
+  it("reads a post whole when the caller's likely types are wrong (the hint only narrows the joins)", async () => {
+    const { engine } = fx();
+    const post = await engine.posts.create({ type: "event", status: "publish", title: "Hinted", fields: { city: "Rome" } });
+    const right = await engine.posts.get(post.id, undefined, ["event"]);
+    const wrong = await engine.posts.get(post.id, undefined, ["venue"]);
+    const none = await engine.posts.getMany([post.id], undefined, []);
+    expect(right?.fields.city).to.equal("Rome");
+    expect(wrong?.fields).to.deep.equal(right?.fields);
+    expect(none.get(post.id)?.fields).to.deep.equal(right?.fields);
+  });
 });

@@ -42,7 +42,7 @@ export async function loadRelated(
   // applied to the loaded rows (canRead), without a query planned around them.
   const [terms, linked] = await Promise.all([
     termIds.size ? engine.terms.getMany([...termIds]) : Promise.resolve(new Map<number, Term>()),
-    linkIds.size ? engine.posts.getMany([...linkIds]) : Promise.resolve(new Map<number, LoadedPost>()),
+    linkIds.size ? engine.posts.getMany([...linkIds], undefined, [VENUE, ORGANIZER]) : Promise.resolve(new Map<number, LoadedPost>()),
   ]);
   related.terms = new Map([...known, ...terms]);
   // In the order such a query gave (newest first, then ID), which decides between two linked translations below.

@@ -69,7 +69,7 @@ function addressedPost(engine: EngineApi, by: By): (req: RestRequest) => Promise
       found = (async () => {
         if (by === "id") {
           const id = Number(req.params.id);
-          return Number.isSafeInteger(id) && id > 0 ? engine.posts.get(id, EVENT_RELATIONS) : undefined;
+          return Number.isSafeInteger(id) && id > 0 ? engine.posts.get(id, EVENT_RELATIONS, [EVENT]) : undefined;
         }
         const slug = req.params.slug;
         return typeof slug === "string" ? eventBySlugForRequest(engine, req, slug, await requestLanguage(req, engine)) : undefined;
