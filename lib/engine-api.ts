@@ -83,6 +83,12 @@ export interface PostsApi {
   /** `likelyTypes`: the post types the caller expects, a hint that makes the read cheaper (any type is still read whole). */
   get(id: number, withRel?: PostQuery["with"], likelyTypes?: readonly string[]): Promise<LoadedPost | undefined>;
   getMany(ids: number[], withRel?: PostQuery["with"], likelyTypes?: readonly string[]): Promise<Map<number, LoadedPost>>;
+  /**
+   * Posts by id without relations, shared between requests while the
+   * database is unchanged (where the engine can tell; else a plain read).
+   * The posts are shared: read-only.
+   */
+  getShared(ids: number[], likelyTypes?: readonly string[]): Promise<Map<number, LoadedPost>>;
   /** Every post id in the translation groups of these ids (the ids included). */
   translationsOf(ids: number[]): Promise<number[]>;
   /** Publishes `future` posts whose time has come (there is no cron); returns their ids. */

@@ -173,6 +173,8 @@ export function isReadStatement(sql: unknown): boolean {
  * and must be treated as read-only. Bounded by entries and by rows held:
  * least recently used first out.
  */
+const MAX_SHARED_POSTS = 5000;
+
 export class ReadCache {
   private readonly entries = new Map<string, { token: string; value: unknown; size: number }>();
   private held = 0;
@@ -193,6 +195,22 @@ export class ReadCache {
   get enabled(): boolean {
     return this.revision.enabled;
   }
+
+  /**
+   * Posts by id as they were under `token` (null: no such post), shared by
+   * every request that holds the same token: linked venues and organizers,
+   * a few thousand posts embedded by every event. A new token starts a new
+   * map; a value is only ever stored under a token read before it was
+   * loaded. Read-only for callers. Bounded: emptied when full.
+   */
+  postsUnder<T>(token: string): Map<number, T | null> {
+    if (this.posts === null || this.posts.token !== token || this.posts.byId.size > MAX_SHARED_POSTS) {
+      this.posts = { token, byId: new Map() };
+    }
+    return this.posts.byId as Map<number, T | null>;
+  }
+
+  private posts: { token: string; byId: Map<number, unknown> } | null = null;
 
   /** Releases the revision's own connection, if it opened one. */
   close(): Promise<void> {

@@ -518,6 +518,23 @@ export class Posts implements PostsApi {
     return (await this.load([id], withRel, likelyTypes))[0];
   }
 
+  async getShared(ids: number[], likelyTypes?: readonly string[]): Promise<Map<number, LoadedPost>> {
+    const cache = this.e.readCache;
+    if (cache === null) return this.getMany(ids, undefined, likelyTypes);
+    const known = cache.postsUnder<LoadedPost>(await cache.token());
+    const missing = [...new Set(storedIds(ids))].filter((id) => !known.has(id));
+    if (missing.length > 0) {
+      const loaded = new Map((await this.load(missing, undefined, likelyTypes)).map((p) => [p.id, p]));
+      for (const id of missing) known.set(id, loaded.get(id) ?? null);
+    }
+    const out = new Map<number, LoadedPost>();
+    for (const id of ids) {
+      const post = known.get(id);
+      if (post) out.set(id, post);
+    }
+    return out;
+  }
+
   async getMany(ids: number[], withRel?: PostQuery["with"], likelyTypes?: readonly string[]): Promise<Map<number, LoadedPost>> {
     const posts = await this.load(ids, withRel, likelyTypes);
     return new Map(posts.map((p) => [p.id, p]));

@@ -89,4 +89,22 @@ forEachDatabase("response cache on calendar reads", (db) => {
     for (let i = 0; i < 3; i++) expect((await t.get(`/events/${draft.id}`, { as: "editor" })).body.title).to.equal("Hidden Draft");
     expect((await t.get(`/events/${draft.id}`)).status).to.equal(refused);
   });
+
+  it("embeds a linked venue as it is now, after an edit through the API or another connection", async () => {
+    const t = site();
+    const venue = await t.post("/venues", { as: "editor", json: { venue: "Shared Hall", status: "publish" } });
+    expect(venue.status).to.equal(201);
+    const body = await makeEvent(t, { title: "Hall Night", status: "publish", venue: venue.body.id });
+    const venueName = async (): Promise<string> => (await t.get(`/events/${body.id}`)).body.venue.venue;
+    for (let i = 0; i < 3; i++) expect(await venueName()).to.equal("Shared Hall");
+    expect((await t.post(`/venues/${venue.body.id}`, { as: "editor", json: { venue: "Renamed Hall" } })).status).to.equal(200);
+    expect(await venueName()).to.equal("Renamed Hall");
+    const other = await createEngine(t.target);
+    try {
+      await other.engine.knex("posts").where({ id: venue.body.id }).update({ title: "Hall Elsewhere" });
+    } finally {
+      await other.close();
+    }
+    expect(await venueName()).to.equal("Hall Elsewhere");
+  });
 });

@@ -42,7 +42,8 @@ export async function loadRelated(
   // applied to the loaded rows (canRead), without a query planned around them.
   const [terms, linked] = await Promise.all([
     termIds.size ? engine.terms.getMany([...termIds]) : Promise.resolve(new Map<number, Term>()),
-    linkIds.size ? engine.posts.getMany([...linkIds], undefined, [VENUE, ORGANIZER]) : Promise.resolve(new Map<number, LoadedPost>()),
+    // Shared between requests: a site's few thousand venues and organizers are embedded by every event.
+    linkIds.size ? engine.posts.getShared([...linkIds], [VENUE, ORGANIZER]) : Promise.resolve(new Map<number, LoadedPost>()),
   ]);
   related.terms = new Map([...known, ...terms]);
   // In the order such a query gave (newest first, then ID), which decides between two linked translations below.
