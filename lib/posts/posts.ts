@@ -177,6 +177,18 @@ export function termsLoadedWith(post: LoadedPost): ReadonlyMap<number, Term> | u
   return loadedTerms.get(post);
 }
 
+/** Posts handed out by `getShared`: the same objects serve many requests while the database is unchanged. */
+const sharedPosts = new WeakSet<LoadedPost>();
+
+/**
+ * Whether this post object came from `getShared`, so that it stays unchanged
+ * and is replaced by a new object once the database changes: what is derived
+ * from it alone may be kept with it (see the calendar's embedded records).
+ */
+export function isSharedPost(post: LoadedPost): boolean {
+  return sharedPosts.has(post);
+}
+
 /** WordPress's suffix for the slug of a trashed post (wp_add_trashed_suffix_to_post_name_for_post). */
 const TRASHED_SUFFIX = "__trashed";
 /** WordPress truncates the slug to 191 bytes before adding the suffix. */
@@ -525,7 +537,11 @@ export class Posts implements PostsApi {
     const missing = [...new Set(storedIds(ids))].filter((id) => !known.has(id));
     if (missing.length > 0) {
       const loaded = new Map((await this.load(missing, undefined, likelyTypes)).map((p) => [p.id, p]));
-      for (const id of missing) known.set(id, loaded.get(id) ?? null);
+      for (const id of missing) {
+        const post = loaded.get(id);
+        if (post) sharedPosts.add(post);
+        known.set(id, post ?? null);
+      }
     }
     const out = new Map<number, LoadedPost>();
     for (const id of ids) {
@@ -675,11 +691,16 @@ export class Posts implements PostsApi {
     const joins = typed.length <= MAX_LOAD_JOINS ? typed.map((t, i) => fieldJoin(t, `f${i}`)) : [];
     const unique = [...new Set(wanted)];
     const shape = `load\u0000${joinSignature(joins)}\u0000${unique.length}`;
-    const rows = await selectByShape<JoinedRow>(this.k, shape, unique, () => {
-      const q = this.k("posts as p").whereIn("p.id", unique).select("p.*");
-      addFieldJoins(q, joins);
-      return q;
-    });
+    // The relations statement needs only the ids: it runs beside the rows'
+    // (another pooled connection where there is one) instead of after them.
+    const [rows, relationRows] = await Promise.all([
+      selectByShape<JoinedRow>(this.k, shape, unique, () => {
+        const q = this.k("posts as p").whereIn("p.id", unique).select("p.*");
+        addFieldJoins(q, joins);
+        return q;
+      }),
+      withRel ? this.relationRows(unique, withRel, (_q, compute) => compute()) : Promise.resolve(null),
+    ]);
     const byId = new Map(rows.map((r) => [Number(r.id), r]));
     const ordered: JoinedRow[] = [];
     const seen = new Set<number>();
@@ -690,7 +711,7 @@ export class Posts implements PostsApi {
         seen.add(id);
       }
     }
-    return this.hydrate(ordered, withRel, joins);
+    return this.hydrate(ordered, withRel, joins, undefined, relationRows);
   }
 
   /** Rows → posts: typed fields from the joined columns (or one query per type not joined), then the relations asked for. */
@@ -699,6 +720,8 @@ export class Posts implements PostsApi {
     withRel: PostQuery["with"] | undefined,
     joins: readonly FieldJoin[] = [],
     remember: Remember = (_q, compute) => compute(),
+    /** Relation rows already read for (at least) these posts; null: nothing was asked for. */
+    relationRows?: RelationRow[] | null,
   ): Promise<LoadedPost[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => Number(r.id));
@@ -735,7 +758,8 @@ export class Posts implements PostsApi {
       }
       return rowToPost(r, fields);
     });
-    await this.loadRelations(posts, ids, withRel ?? {}, remember);
+    if (relationRows === undefined) await this.loadRelations(posts, ids, withRel ?? {}, remember);
+    else if (relationRows !== null) this.attachRelations(posts, relationRows, withRel ?? {});
     return posts;
   }
 
@@ -747,6 +771,12 @@ export class Posts implements PostsApi {
    * renders them (`termsLoadedWith`).
    */
   private async loadRelations(posts: LoadedPost[], ids: number[], w: NonNullable<PostQuery["with"]>, remember: Remember): Promise<void> {
+    const rows = await this.relationRows(ids, w, remember);
+    if (rows !== null) this.attachRelations(posts, rows, w);
+  }
+
+  /** The relation rows of `loadRelations` (null when nothing is asked for): the statement needs only the ids, so a load by id starts it beside the post rows. */
+  private async relationRows(ids: number[], w: NonNullable<PostQuery["with"]>, remember: Remember): Promise<RelationRow[] | null> {
     const k = this.k;
     const onlyTerms = Array.isArray(w.terms) ? w.terms : null;
     const onlyLinks = Array.isArray(w.links) ? w.links : null;
@@ -774,13 +804,18 @@ export class Posts implements PostsApi {
       if (onlyLinks) q.whereIn("pl.relation", onlyLinks);
       branches.push(q);
     }
-    if (branches.length === 0) return;
+    if (branches.length === 0) return null;
     // Unwrapped members: SQLite does not accept parentheses around the SELECTs of a compound statement.
     const [first, ...rest] = branches;
     const statement = rest.length === 0 ? first : first.unionAll(rest);
     const shape = `relations\u0000${w.meta ? 1 : 0}${w.terms ? 1 : 0}${w.links ? 1 : 0}\u0000${onlyTerms?.join(",") ?? "*"}\u0000${onlyLinks?.join(",") ?? "*"}\u0000${ids.length}`;
     const bindings: Knex.Value[] = [...(w.meta ? ids : []), ...(w.terms ? [...ids, ...(onlyTerms ?? [])] : []), ...(w.links ? [...ids, ...(onlyLinks ?? [])] : [])];
-    const rows = await remember(statement, () => selectByShape<RelationRow>(k, shape, bindings, () => statement), (r) => r.length);
+    return remember(statement, () => selectByShape<RelationRow>(k, shape, bindings, () => statement), (r) => r.length);
+  }
+
+  private attachRelations(posts: LoadedPost[], rows: RelationRow[], w: NonNullable<PostQuery["with"]>): void {
+    const onlyTerms = Array.isArray(w.terms) ? w.terms : null;
+    const onlyLinks = Array.isArray(w.links) ? w.links : null;
     const meta: RelationRow[] = [];
     const terms: RelationRow[] = [];
     const links: RelationRow[] = [];

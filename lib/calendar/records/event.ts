@@ -7,8 +7,9 @@ import type { Json, JsonObject, RecordContext } from "./context";
 import { globalIds, postHeader, renderedTexts, str } from "./common";
 import { imageRecord } from "./image";
 import { embeddedTermRecord } from "./term";
-import { venueJsonLd, venueRecord } from "./venue";
+import { keptVenueJsonLd, venueRecord } from "./venue";
 import { organizerRecord } from "./organizer";
+import { embeddedRecord } from "./embedded";
 import { hasContentAccess, isPublicPage } from "./access";
 import { maskProtected } from "./mask";
 import { postUrl } from "./urls";
@@ -43,8 +44,8 @@ export function eventRecord(post: LoadedPost, ctx: RecordContext): JsonObject {
     (post.links?.[relation] ?? []).map((id) => ctx.related.posts.get(id)).filter((p): p is LoadedPost => p !== undefined);
   // Embedded records never carry their own JSON-LD: the event's has them.
   const embedCtx: RecordContext = { ...ctx, single: false };
-  const venues = linked(VENUE_LINK).map((v) => venueRecord(v, embedCtx));
-  const organizers = linked(ORGANIZER_LINK).map((o) => organizerRecord(o, embedCtx));
+  const venues = linked(VENUE_LINK).map((v) => embeddedRecord(v, embedCtx, venueRecord));
+  const organizers = linked(ORGANIZER_LINK).map((o) => embeddedRecord(o, embedCtx, organizerRecord));
 
   const record: JsonObject = {
     id: post.id,
@@ -101,7 +102,7 @@ function eventJsonLd(post: LoadedPost, record: JsonObject, zone: string): JsonOb
   ld.startDate = isoWithOffset(str(record.start_date), zoneForLuxon(zone));
   ld.endDate = isoWithOffset(str(record.end_date), zoneForLuxon(zone));
   const venue = record.venue;
-  if (venue && !Array.isArray(venue) && typeof venue === "object") ld.location = venueJsonLd(venue);
+  if (venue && !Array.isArray(venue) && typeof venue === "object") ld.location = keptVenueJsonLd(venue);
   const organizers = Array.isArray(record.organizer) ? record.organizer : [];
   const people = organizers
     .filter((o): o is JsonObject => !!o && typeof o === "object" && !Array.isArray(o))

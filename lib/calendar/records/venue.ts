@@ -48,6 +48,19 @@ export function venueRecord(post: LoadedPost, ctx: RecordContext): JsonObject {
   return hasContentAccess(post, ctx) ? kept : maskProtected(kept);
 }
 
+/** JSON-LD `Place`s of kept embedded venue records (see ./embedded.ts), kept with them. */
+const placesOfKept = new WeakMap<JsonObject, JsonObject>();
+
+/** `venueJsonLd` of an embedded venue record, computed once per record object (shared records serve many events and requests). */
+export function keptVenueJsonLd(record: JsonObject): JsonObject {
+  let place = placesOfKept.get(record);
+  if (place === undefined) {
+    place = venueJsonLd(record);
+    placesOfKept.set(record, place);
+  }
+  return place;
+}
+
 export function venueJsonLd(record: JsonObject): JsonObject {
   const address: JsonObject = { "@type": "PostalAddress" };
   const parts: Array<[string, string]> = [
