@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import { openDb, optimizeStorage } from "./db/connect";
 import { migrateCore } from "./db/migrations";
+import { migrateCacheTags, migrateFieldTableTags } from "./db/cache-tags";
 import { DataRevision, ReadCache } from "./db/revision";
 import { sqliteSearchIndexReady } from "./db/search-index";
 import { DbOption, Dialect, dialectOf } from "./db/target";
@@ -105,7 +106,11 @@ export class Engine implements EngineApi {
 
   async migrate(): Promise<void> {
     await migrateCore(this.knex);
-    for (const type of this.registry.postTypes.values()) await migrateFieldTable(this.knex, type);
+    await migrateCacheTags(this.knex);
+    for (const type of this.registry.postTypes.values()) {
+      await migrateFieldTable(this.knex, type);
+      if (type.fieldsTable) await migrateFieldTableTags(this.knex, type.fieldsTable);
+    }
     this.shared.searchIndex = null;
     // A new index on an analysed table has no statistics of its own, which
     // is enough for SQLite to misjudge that table's other indexes: analyse it now.

@@ -6,6 +6,9 @@ import type { CurrentUser } from "./users/types";
 import { basicCredentials, LoginLimiter, LoginLimiterOptions, RestError, RestServer } from "./routes";
 import type { RestLogger } from "./routes/types";
 import type { ResponseCacheOptions } from "./routes/response-cache";
+import { AnswerStore } from "./routes/answer-store";
+import { cacheTagsMaintained, EPOCH_TAG, readTagVersions, SITE_TAG } from "./db/cache-tags";
+import { CALPRESS_VERSION, codeFingerprint } from "./version";
 import { registerCalendar } from "./calendar/plugin";
 import { isValidTimeZone } from "./dates/format";
 import { createSitePages } from "./pages";
@@ -51,6 +54,17 @@ export interface SiteOptions {
    * off. Default: on, 16 MiB, answers at most 1 s old.
    */
   responseCache?: { maxBytes?: number; maxAgeMs?: number } | false;
+  /**
+   * Keep anonymous answers of single events, venues and organizers in a
+   * SQLite file (`file`) beside the database and reuse them while nothing
+   * they show has changed (lib/routes/answer-store.ts). Each is proved
+   * still good against the database's cache tags before it is sent, so
+   * several processes (and writers other than calpress) are safe. SQLite
+   * and PostgreSQL; ignored on MariaDB/MySQL. `version` names your own code:
+   * change it when a deploy changes what answers look like, and the stored
+   * ones are dropped. Default: off.
+   */
+  answerStore?: { file: string; version?: string } | false;
 }
 
 export interface Site {
@@ -96,6 +110,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     });
     if (options.calendar !== false) registerCalendar({ engine, rest });
     await engine.migrate();
+    rest.answerStore = await openAnswerStore(engine, options);
     if (options.timezone !== undefined) await engine.options.set("timezone", options.timezone);
     if (options.defaultLanguage !== undefined) await engine.options.set("default_language", options.defaultLanguage);
 
@@ -127,6 +142,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
         closed = true;
         clearInterval(scheduler);
         clearInterval(optimizer);
+        await rest.answerStore?.close();
         await close();
       },
     };
@@ -170,4 +186,19 @@ function responseCacheOptions(engine: Engine, setting: SiteOptions["responseCach
   const reads = engine.readCache;
   if (setting === false || reads === null) return undefined;
   return { ...setting, revision: () => reads.token() };
+}
+
+async function openAnswerStore(engine: Engine, options: SiteOptions): Promise<AnswerStore | undefined> {
+  const setting = options.answerStore;
+  const reads = engine.readCache;
+  if (setting === undefined || setting === false || reads === null || !cacheTagsMaintained(engine.knex)) return undefined;
+  const epoch = (await readTagVersions(engine.knex, [EPOCH_TAG])).get(EPOCH_TAG) ?? 0;
+  return AnswerStore.open({
+    file: setting.file,
+    revision: () => reads.token(),
+    versions: (tags) => readTagVersions(engine.knex, tags),
+    always: [SITE_TAG, EPOCH_TAG],
+    identity: `calpress ${CALPRESS_VERSION} ${codeFingerprint()}; epoch ${epoch}; site ${setting.version ?? ""}`,
+    logger: options.logger,
+  });
 }

@@ -12,6 +12,7 @@ Run "calpress <command> --help" for the options of a command.`,
   serve: `Usage: calpress serve [--port 8080] [--host 127.0.0.1] [--db <target>]
                       [--fixture <name|path>] [--timezone <IANA zone>]
                       [--rest-prefix /wp-json] [--user <login>:<password>:<role>]...
+                      [--answer-store <file> [--warm]]
 
   --port          port to listen on; 0 takes a free port (default 8080)
   --host          address to bind (default 127.0.0.1)
@@ -20,7 +21,11 @@ Run "calpress <command> --help" for the options of a command.`,
   --fixture       load this fixture into the (empty) database before serving
   --timezone      site time zone option (default UTC, or the stored option)
   --rest-prefix   path of the REST root (default /wp-json)
-  --user          make sure this user exists with this role and application password (repeatable)`,
+  --user          make sure this user exists with this role and application password (repeatable)
+  --answer-store  keep anonymous answers of single events, venues and organizers in this SQLite
+                  file and reuse them while nothing they show changed (SQLite and PostgreSQL)
+  --warm          after start, request every public event, venue and organizer once (by ID and
+                  by slug) so the store holds them; progress on stderr, the total on stdout`,
   migrate: `Usage: calpress migrate --db <target>`,
   fixture: `Usage: calpress fixture load <name|path> --db <target>
        calpress fixture generate --events N [--seed S] [--out <file> | --db <target>]`,

@@ -4,6 +4,8 @@ import path from "node:path";
 import type { AddressInfo, Socket } from "node:net";
 import express from "express";
 import { createSite } from "../site";
+import { storedAnswerPaths } from "../calendar/stored-paths";
+import { warmStoredAnswers } from "./warm";
 import { pageTitle } from "../pages";
 import { ROLE_NAMES, RoleName } from "../users/types";
 import { generateFixture, loadFixture, resolveFixture, stderrProgress, writeFixture, FixtureProgress } from "../fixtures";
@@ -93,6 +95,8 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
       timezone: { type: "string" },
       "rest-prefix": { type: "string" },
       user: { type: "string", multiple: true },
+      "answer-store": { type: "string" },
+      warm: { type: "boolean" },
     },
     0,
   );
@@ -110,7 +114,10 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 
   // The site must know its REST prefix: the `?rest_route=` form and the
   // pages build their REST root URLs from it.
-  const site = await createSite({ db, timezone, restPrefix: prefix });
+  const answerFile = str(p, "answer-store");
+  const warm = p.values.warm === true;
+  if (warm && answerFile === undefined) throw new UsageError("--warm fills the answer store: give --answer-store <file> too");
+  const site = await createSite({ db, timezone, restPrefix: prefix, answerStore: answerFile === undefined ? false : { file: answerFile } });
   try {
     for (const u of users) {
       const record = await site.engine.users.ensure({ login: u.login, role: u.role });
@@ -149,6 +156,13 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   const origin = `http://${shownHost}:${actual}`;
   for (const [mount, router] of site.pages) {
     io.out(`${`${pageTitle(router) ?? "Page"}:`.padEnd(15)}${origin}${mount === "/" ? "/" : mount}`);
+  }
+  if (answerFile !== undefined && site.rest.answerStore === undefined) io.err("calpress: --answer-store is not available on this database (SQLite and PostgreSQL only); answers are built every time");
+  if (warm && site.rest.answerStore !== undefined) {
+    // In the background: the server answers meanwhile.
+    void storedAnswerPaths(site.engine)
+      .then((paths) => warmStoredAnswers(root, paths, io))
+      .catch((err: Error) => io.err(`calpress: warming stored answers failed: ${err.message}`));
   }
   if (toLoadWasDemo(fixtureName, freshDefault)) {
     io.out(`Demo site loaded. Try:  curl ${root}calendar/events/v1/events`);

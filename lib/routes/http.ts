@@ -12,6 +12,7 @@ import { decodeBody, parseBracketString, rawQueryString, type BodySources, type 
 import { normalizeRoutePath } from "./patterns";
 import { dispatch, type Authenticated, type Outcome } from "./pipeline";
 import type { ComposedResponse } from "./response-cache";
+import type { BuiltAnswer } from "./answer-store";
 import type { RestServer } from "./server";
 import { restRouteUrls, restUrls, type RestUrls } from "./urls";
 
@@ -171,7 +172,7 @@ function write(res: Response, response: ComposedResponse, ctx: SendContext): voi
  * Whether the request is anonymous is decided afterwards, by the authenticator.
  */
 function cacheKey(server: RestServer, req: Request, urls: RestUrls, ctx: SendContext, query: ParamMap): string | undefined {
-  if (server.settings.responseCache === undefined) return undefined;
+  if (server.settings.responseCache === undefined && server.answerStore === undefined) return undefined;
   if ((ctx.realMethod !== "GET" && ctx.realMethod !== "HEAD") || ctx.method !== ctx.realMethod || ctx.headerOverride) return undefined;
   if (own(query, "_method") !== undefined) return undefined;
   const length = req.headers["content-length"];
@@ -182,6 +183,11 @@ function cacheKey(server: RestServer, req: Request, urls: RestUrls, ctx: SendCon
 /** Whether the endpoint a request reaches opted into the response cache (asked only when no kept answer matched). */
 function cacheableEndpoint(server: RestServer, rawPath: string, method: string): boolean {
   return server.match(normalizeRoutePath(rawPath), method).endpoint?.spec.cache === true;
+}
+
+/** Whether the endpoint a request reaches keeps its anonymous answers in the answer store. */
+function storedEndpoint(server: RestServer, rawPath: string, method: string): boolean {
+  return server.match(normalizeRoutePath(rawPath), method).endpoint?.spec.store === true;
 }
 
 async function handleHttp(server: RestServer, req: Request, res: Response, readBody: BodyReader, rawPath: string, urls: RestUrls): Promise<void> {
@@ -199,7 +205,7 @@ async function handleHttp(server: RestServer, req: Request, res: Response, readB
     headerOverride = true;
   }
   const ctx: SendContext = { query, urls, realMethod, method, headerOverride };
-  const build = async (auth?: Authenticated): Promise<ComposedResponse> => {
+  const run = async (auth?: Authenticated): Promise<BuiltAnswer> => {
     let outcome: Outcome;
     try {
       const body = await readBody(req, res);
@@ -209,11 +215,15 @@ async function handleHttp(server: RestServer, req: Request, res: Response, readB
       if (!(err instanceof RestError)) server.settings.logger.error("REST request failed", err);
       outcome = { status: error.httpStatus, data: error.toJSON(), headers: { ...error.headers }, user: null };
     }
-    return compose(server, req, outcome, ctx);
+    const named = outcome.request?.dependencies;
+    // An answer that named nothing it shows cannot be proved still good later: it is not stored.
+    return { response: compose(server, req, outcome, ctx), tags: named !== undefined && named.size > 0 ? named : null };
   };
+  const build = async (auth?: Authenticated): Promise<ComposedResponse> => (await run(auth)).response;
   const cache = server.settings.responseCache;
+  const store = server.answerStore;
   const key = cacheKey(server, req, urls, ctx, query);
-  if (cache === undefined || key === undefined) {
+  if ((cache === undefined && store === undefined) || key === undefined) {
     write(res, await build(), ctx);
     return;
   }
@@ -229,10 +239,19 @@ async function handleHttp(server: RestServer, req: Request, res: Response, readB
     write(res, await build(auth), ctx);
     return;
   }
+  // A request carrying a post password gets the unlocked post: never kept on disk.
+  const respond =
+    store !== undefined && own(query, "password") === undefined && storedEndpoint(server, rawPath, method)
+      ? () => store.answer(key, () => run(null))
+      : () => build(null);
+  if (cache === undefined) {
+    write(res, await respond(), ctx);
+    return;
+  }
   const answer = await cache.answer(
     key,
     () => cacheableEndpoint(server, rawPath, method),
-    () => build(null),
+    respond,
     (response) => response.status === 200 && !response.noCache,
   );
   write(res, answer, ctx);

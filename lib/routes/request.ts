@@ -49,6 +49,13 @@ export interface RestRequest<P extends object = Record<string, unknown>> {
   /** JSON or form body. */
   sentInBody(name: string): boolean;
   header(name: string): string | undefined;
+  /**
+   * Names cache tags (lib/db/cache-tags.ts) the answer shows. An endpoint
+   * with `store: true` must name every post and term its answer is built
+   * from (including ones it looked for and did not find); the stored answer
+   * is reused only while none of them changed.
+   */
+  dependsOn(...tags: number[]): void;
 }
 
 function own(map: Readonly<ParamMap>, name: string): unknown {
@@ -79,6 +86,8 @@ export class ServerRequest implements RestRequest {
   readonly params: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   /** A JSON body that did not parse: reported once the route is known (WordPress `has_valid_params()`). */
   readonly jsonError: RestError | undefined;
+  /** The cache tags named by `dependsOn`. */
+  readonly dependencies = new Set<number>();
 
   constructor(init: RequestInit) {
     this.http = init.http;
@@ -109,6 +118,10 @@ export class ServerRequest implements RestRequest {
    * shown in the index but never applied (WordPress only applies `isset()`
    * defaults).
    */
+  dependsOn(...tags: number[]): void {
+    for (const tag of tags) this.dependencies.add(tag);
+  }
+
   async applyDefaults(args: readonly (readonly [string, ArgSpec])[]): Promise<void> {
     for (const [name, spec] of args) {
       if (spec.default === undefined || !isAbsent(own(this.params, name))) continue;

@@ -10,6 +10,7 @@ import { namespaceIndexArgs, namespaceIndexEndpoint, siteIndexEndpoint } from ".
 import type { ParamMap } from "./params";
 import { compilePattern, joinRoute, type RoutePattern } from "./patterns";
 import { ResponseCache } from "./response-cache";
+import type { AnswerStore } from "./answer-store";
 import { compileTypedArgs, createAjv, type TypedArgsValidator } from "./schema-validator";
 import {
   HTTP_METHODS,
@@ -96,6 +97,8 @@ function normalizeMethods(methods: HttpMethod | readonly HttpMethod[], where: st
 
 export class RestServer {
   readonly settings: ServerSettings;
+  /** Where anonymous answers of endpoints with `store: true` are kept (set once the database is ready: `useAnswerStore`). */
+  answerStore: AnswerStore | undefined;
   private readonly ajv: Ajv = createAjv();
   private readonly routes: TableRoute[] = [];
   private readonly namespaces: string[] = [];
@@ -110,6 +113,7 @@ export class RestServer {
       logger: options.logger ?? { error: (message, error) => console.error(message, error) },
       responseCache: options.responseCache ? new ResponseCache(options.responseCache) : undefined,
     };
+    this.answerStore = options.answerStore;
     this.addRoute("", "/", "site-index", [{ spec: siteIndexEndpoint(this), commonArgs: {} }]);
   }
 

@@ -9,6 +9,7 @@ import type { RestError } from "./errors";
 import type { JsonObject, JsonValue } from "./json";
 import type { RestRequest } from "./request";
 import type { ResponseCacheOptions } from "./response-cache";
+import type { AnswerStore } from "./answer-store";
 
 // ---------------------------------------------------------------- methods
 
@@ -155,6 +156,14 @@ export interface RestEndpoint<P extends object = Record<string, unknown>> {
    * database behind the revision token and the clock (to the second).
    */
   readonly cache?: boolean;
+  /**
+   * Anonymous GET answers may be kept in the server's answer store
+   * (`RestServerOptions.answerStore`, lib/routes/answer-store.ts) and reused
+   * while the cache tags the handler named (`RestRequest.dependsOn`) keep
+   * their versions. For handlers whose answer depends on nothing but the
+   * URL and the tagged data (not the clock).
+   */
+  readonly store?: boolean;
 }
 
 export interface RouteOptions {
@@ -208,4 +217,6 @@ export interface RestServerOptions {
   readonly logger?: RestLogger;
   /** Reuse anonymous GET answers of endpoints with `cache: true` (see `ResponseCache`). Default: off. */
   readonly responseCache?: ResponseCacheOptions;
+  /** Keep anonymous GET answers of endpoints with `store: true` (see `AnswerStore`). Default: none. */
+  readonly answerStore?: AnswerStore;
 }

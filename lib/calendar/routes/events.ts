@@ -5,6 +5,7 @@
  * declared as data, so validation, the namespace index, OPTIONS, `Allow`
  * and the OpenAPI document all come from this one registration.
  */
+import { SLUGS_TAG } from "../../db/cache-tags";
 import type { EngineApi } from "../../engine-api";
 import type { LoadedPost } from "../../posts/types";
 import { paginate } from "../../routes/pagination";
@@ -158,11 +159,14 @@ export function registerEventRoutes(host: CalendarHost): void {
       args: address,
       permission: "public",
       cache: true,
+      store: true,
       summary: by === "id" ? "Read an event" : "Read an event by slug",
       responses: READ_RESPONSES,
       async handler(req) {
         // The addressed event is looked up once per request (the slug check and the `Allow` permission checks share it).
         const found = await lookup(req);
+        // Which post a slug finds changes with any post's slug, status or language.
+        if (by === "slug") req.dependsOn(SLUGS_TAG);
         if (by === "slug" && !found) throw invalidParam("slug", "No event has this slug.");
         const post = readableEvent(engine, found, by === "id" ? Number(req.params.id) : (found?.id ?? 0), req.user, readAccess(req));
         const [record] = await toRecords(engine, req, [post], true);

@@ -1,3 +1,4 @@
+import { SLUGS_TAG } from "../../db/cache-tags";
 import type { LoadedPost } from "../../posts/types";
 import { RestError } from "../../routes/errors";
 import { paginate } from "../../routes/pagination";
@@ -79,6 +80,7 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
 
   const read = (by: "id" | "slug") =>
     async function read(req: RestRequest): Promise<JsonObject> {
+      if (by === "slug") req.dependsOn(SLUGS_TAG);
       const post = await addressedPost(engine, kind, req, by);
       if (!post) throw notAddressed(by);
       // read_post: publish for everyone; drafts, private and trashed records
@@ -169,6 +171,7 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
         args: itemArgs(engine, kind, by),
         permission: "public",
         cache: true,
+        store: true,
         handler: read(by),
         summary: `Reads one ${kind}.`,
         responses: {

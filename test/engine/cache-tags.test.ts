@@ -1,0 +1,111 @@
+/**
+ * Cache tags (lib/db/cache-tags.ts): the triggers that bump them are what
+ * stored answers trust, so each table whose rows an answer shows is checked
+ * here, written the way a tool outside calpress would (plain SQL through
+ * knex), on every database that keeps tags.
+ */
+import { expect } from "chai";
+import os from "node:os";
+import path from "node:path";
+import fs from "node:fs";
+import { createEngine, type Engine } from "../../lib/engine";
+import { cacheTagsMaintained, EPOCH_TAG, postTag, readTagVersions, SITE_TAG, SLUGS_TAG, termTag } from "../../lib/db/cache-tags";
+import { registerCalendar } from "../../lib/calendar/plugin";
+import { RestServer } from "../../lib/routes";
+import { forEachDatabase, type TestDatabase } from "../support/databases";
+
+forEachDatabase("engine: cache tags", (db) => {
+  let database: TestDatabase;
+  let engine: Engine;
+  let close: () => Promise<void>;
+
+  before(async () => {
+    database = await db.create();
+    const made = await createEngine(database.target);
+    engine = made.engine;
+    close = made.close;
+    registerCalendar({ engine, rest: new RestServer() });
+    await engine.migrate();
+  });
+  after(async () => {
+    await close();
+    await database.drop();
+  });
+
+  const version = async (tag: number): Promise<number> => (await readTagVersions(engine.knex, [tag])).get(tag) ?? 0;
+  /** Runs `write` and gives how much each tag moved. */
+  const moved = async (tags: number[], write: () => Promise<unknown>): Promise<number[]> => {
+    const before = await readTagVersions(engine.knex, tags);
+    await write();
+    const after = await readTagVersions(engine.knex, tags);
+    return tags.map((t) => (after.get(t) ?? 0) - (before.get(t) ?? 0));
+  };
+
+  it("keeps them where triggers can (SQLite, PostgreSQL), and every database has a random epoch", async () => {
+    expect(cacheTagsMaintained(engine.knex)).to.equal(db.name !== "mysql");
+    expect(await version(EPOCH_TAG)).to.be.greaterThan(0);
+  });
+
+  it("bumps a post's tag for its row, typed fields, meta, terms and links, and the slug tag only when a lookup could change", async function () {
+    if (!cacheTagsMaintained(engine.knex)) this.skip();
+    const k = engine.knex;
+    const venue = await engine.posts.create({ type: "venue", title: "Hall", status: "publish" });
+    const event = await engine.posts.create({ type: "event", title: "Night", status: "publish", fields: { start_local: "2030-01-01 10:00:00", end_local: "2030-01-01 11:00:00" } });
+    const termId = (await engine.terms.create({ taxonomy: "post_tag", name: "jazz" })).id;
+    const e = postTag(event.id);
+
+    expect(await moved([e, SLUGS_TAG], () => k("posts").where({ id: event.id }).update({ title: "Night 2" }))).to.deep.equal([1, 0]);
+    expect(await moved([e, SLUGS_TAG], () => k("posts").where({ id: event.id }).update({ slug: "night-two" }))).to.deep.equal([1, 1]);
+    expect(await moved([e, SLUGS_TAG], () => k("posts").where({ id: event.id }).update({ status: "draft" }))).to.deep.equal([1, 1]);
+    expect(await moved([e], () => k("fields_event").where({ post_id: event.id }).update({ timezone: "Europe/Paris" }))).to.deep.equal([1]);
+    expect(await moved([e], () => k("postmeta").insert({ post_id: event.id, meta_key: "k", meta_value: "v" }))).to.deep.equal([1]);
+    expect(await moved([e], () => k("postmeta").where({ post_id: event.id }).update({ meta_value: "w" }))).to.deep.equal([1]);
+    expect(await moved([e], () => k("postmeta").where({ post_id: event.id }).delete())).to.deep.equal([1]);
+    expect(await moved([e, postTag(venue.id)], () => k("post_links").insert({ from_id: event.id, relation: "venue", to_id: venue.id, position: 0 }))).to.deep.equal([1, 0]);
+    expect(await moved([e], () => k("term_relationships").insert({ object_id: event.id, term_id: termId, term_order: 0 }))).to.deep.equal([1]);
+    expect(await moved([termTag(termId), e], () => k("terms").where({ id: termId }).update({ name: "Jazz" }))).to.deep.equal([1, 0]);
+    expect(await moved([e], () => k("term_relationships").where({ object_id: event.id }).delete())).to.deep.equal([1]);
+    expect(await moved([postTag(venue.id), e], () => k("fields_venue").where({ post_id: venue.id }).update({ city: "Gouda" }))).to.deep.equal([1, 0]);
+    expect((await moved([SITE_TAG], () => engine.options.set("blogname", "Cal")))[0]).to.be.greaterThan(0);
+    expect((await moved([SITE_TAG], () => engine.users.ensure({ login: "tagged", role: "editor" })))[0]).to.be.greaterThan(0);
+    // The engine's own writes go through the same triggers.
+    const [post, slugs] = await moved([e, SLUGS_TAG], () => engine.posts.trash(event.id));
+    expect(post).to.be.greaterThan(0);
+    expect(slugs).to.be.greaterThan(0);
+  });
+
+  it("bumps a term's tag when its count changes through the engine", async function () {
+    if (!cacheTagsMaintained(engine.knex)) this.skip();
+    const term = await engine.terms.create({ taxonomy: "post_tag", name: "Folk" });
+    const tag = termTag(term.id);
+    const [delta] = await moved([tag], () =>
+      engine.posts.create({ type: "event", title: "Folk Night", status: "publish", terms: { post_tag: [term.id] }, fields: { start_local: "2030-01-02 10:00:00", end_local: "2030-01-02 11:00:00" } }),
+    );
+    expect(delta).to.be.greaterThan(0);
+  });
+
+  it("a database made again in the same SQLite file gets a new epoch", async function () {
+    if (db.name !== "sqlite") this.skip();
+    const file = path.join(os.tmpdir(), `calpress-epoch-${process.pid}.sqlite`);
+    const epochOf = async (): Promise<number> => {
+      const made = await createEngine(file);
+      try {
+        await made.engine.migrate();
+        return (await readTagVersions(made.engine.knex, [EPOCH_TAG])).get(EPOCH_TAG) ?? 0;
+      } finally {
+        await made.close();
+      }
+    };
+    const remove = (): void => {
+      for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
+    };
+    try {
+      const first = await epochOf();
+      expect(await epochOf()).to.equal(first);
+      remove();
+      expect(await epochOf()).to.not.equal(first);
+    } finally {
+      remove();
+    }
+  });
+});

@@ -1,0 +1,98 @@
+/**
+ * The answer store's own rules (lib/routes/answer-store.ts), with the
+ * database replaced by counters the test controls: what is stored, when a
+ * stored answer is sent as it is, proved against tag versions, or rebuilt.
+ */
+import { expect } from "chai";
+import { AnswerStore, type BuiltAnswer } from "../../lib/routes/answer-store";
+import type { ComposedResponse } from "../../lib/routes/response-cache";
+
+function response(text: string, status = 200): ComposedResponse {
+  return { status, headers: [["Content-Type", "application/json"]], body: Buffer.from(text), noCache: false };
+}
+
+describe("routes: answer store", () => {
+  let revision = 0;
+  const versions = new Map<number, number>();
+  let versionReads = 0;
+  const stores: AnswerStore[] = [];
+  const open = async (identity = "one"): Promise<AnswerStore> => {
+    const store = await AnswerStore.open({
+      file: ":memory:",
+      revision: async () => String(revision),
+      versions: async (tags) => {
+        versionReads++;
+        return new Map(tags.filter((t) => versions.has(t)).map((t) => [t, versions.get(t) ?? 0]));
+      },
+      always: [2],
+      identity,
+    });
+    stores.push(store);
+    return store;
+  };
+  afterEach(async () => {
+    for (const s of stores.splice(0)) await s.close();
+    versions.clear();
+    revision = 0;
+  });
+  const built = (text: string, tags: number[] | null = [4], status = 200): (() => Promise<BuiltAnswer>) => async () => ({ response: response(text, status), tags: tags === null ? null : new Set(tags) });
+  const bodyOf = async (p: Promise<ComposedResponse>): Promise<string> => (await p).body?.toString() ?? "";
+
+  it("sends a stored answer as it is while nothing committed, and proves it against the tags after a commit", async () => {
+    const store = await open();
+    expect(await bodyOf(store.answer("k", built("v1")))).to.equal("v1");
+    await store.flush();
+    expect(await bodyOf(store.answer("k", built("never")))).to.equal("v1");
+    expect(store.stats()).to.include({ hits: 1, built: 1, stored: 1 });
+    // A commit that touched other tags: proved, still sent.
+    revision++;
+    versions.set(99, 5);
+    const reads = versionReads;
+    expect(await bodyOf(store.answer("k", built("never")))).to.equal("v1");
+    expect(versionReads).to.equal(reads + 1);
+    expect(store.stats().proved).to.equal(1);
+    // Proved under this token: the next one needs no versions.
+    await store.flush();
+    expect(await bodyOf(store.answer("k", built("never")))).to.equal("v1");
+    expect(versionReads).to.equal(reads + 1);
+    // Its own tag moved (or the site's): rebuilt.
+    revision++;
+    versions.set(4, 1);
+    expect(await bodyOf(store.answer("k", built("v2")))).to.equal("v2");
+    await store.flush();
+    revision++;
+    versions.set(2, 1);
+    expect(await bodyOf(store.answer("k", built("v3")))).to.equal("v3");
+  });
+
+  it("does not store an answer built while something committed", async () => {
+    const store = await open();
+    const racing = async (): Promise<BuiltAnswer> => {
+      revision++; // a write commits while the answer is built
+      versions.set(4, (versions.get(4) ?? 0) + 1);
+      return { response: response("old"), tags: new Set([4]) };
+    };
+    expect(await bodyOf(store.answer("k", racing))).to.equal("old");
+    await store.flush();
+    expect(store.stats()).to.include({ stored: 0, skipped: 1 });
+    expect(await bodyOf(store.answer("k", built("new")))).to.equal("new");
+  });
+
+  it("stores only 200s with named tags", async () => {
+    const store = await open();
+    await store.answer("a", built("x", null));
+    await store.answer("b", built("x", [4], 404));
+    await store.flush();
+    expect(store.stats().stored).to.equal(0);
+    expect(await bodyOf(store.answer("a", built("y", null)))).to.equal("y");
+  });
+
+  it("builds every time when there is no revision token", async () => {
+    const store = await AnswerStore.open({ file: ":memory:", revision: async () => null, versions: async () => new Map(), always: [], identity: "x" });
+    stores.push(store);
+    await store.answer("k", built("a"));
+    await store.flush();
+    expect(await bodyOf(store.answer("k", built("b")))).to.equal("b");
+    expect(store.stats().stored).to.equal(0);
+  });
+});
