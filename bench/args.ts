@@ -21,6 +21,8 @@ export interface BenchOptions {
   workloads: string[] | undefined;
   /** Where latest.json/.md/.svg go. */
   outDir: string;
+  /** Run calpress with a warmed answer store (`serve --answer-store … --warm`; SQLite and PostgreSQL). */
+  answerStore: boolean;
 }
 
 export class UsageError extends Error {}
@@ -39,6 +41,8 @@ export const USAGE = `Usage: tsx bench/run.ts [options]
   --processes 1|2         postgres only: also compare 1 vs 2 calpress processes behind
                           a round-robin front (default 1)
   --quick                 one size of 2000 events, 3 s per workload (a smoke run, under 2 minutes)
+  --answer-store on|off   serve with a stored-answer file, warmed before measuring (default on;
+                          SQLite and PostgreSQL): see "Stored answers" in the README
   --workloads a,b         run only these workloads (development aid)
   --out <dir>             results folder (default bench/results)
   --help                  this text`;
@@ -77,6 +81,7 @@ export function parseBenchArgs(argv: string[], workloadNames: readonly string[])
       processes: { type: "string" },
       workloads: { type: "string" },
       out: { type: "string" },
+      "answer-store": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -92,6 +97,9 @@ export function parseBenchArgs(argv: string[], workloadNames: readonly string[])
     // Two processes on one SQLite file would measure SQLite's file locking, not calpress.
     throw new UsageError("--processes 2 needs --db postgres");
   }
+
+  const answerStore = values["answer-store"] ?? "on";
+  if (answerStore !== "on" && answerStore !== "off") throw new UsageError(`--answer-store must be on or off, not "${answerStore}"`);
 
   const quick = values.quick === true;
   const events = values.events !== undefined ? values.events.split(",").filter((s) => s.trim() !== "").map(eventCount) : quick ? [2000] : [10_000, 100_000];
@@ -116,5 +124,6 @@ export function parseBenchArgs(argv: string[], workloadNames: readonly string[])
     seed: 42,
     workloads,
     outDir: path.resolve(values.out ?? path.join(__dirname, "results")),
+    answerStore: answerStore === "on" && db !== "mysql",
   };
 }

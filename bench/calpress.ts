@@ -78,6 +78,8 @@ export interface Server {
   /** REST root path with a trailing slash, e.g. /wp-json/ */
   restRoot: string;
   rss: RssSampler;
+  /** Seconds the answer store's warm-up took (when asked for). */
+  warmS?: number;
 }
 
 /**
@@ -93,9 +95,20 @@ export const SERVE_NODE_FLAGS = ["--max-semi-space-size=8", "--max-old-space-siz
 
 const READY = /^calpress listening on (http:\/\/[^/\s]+)(\/\S*)$/;
 
-export async function startServer(runner: Runner, target: string, label: string): Promise<Server> {
+export interface StoreOptions {
+  /** The stored-answer file (`serve --answer-store`). */
+  file: string;
+  /** Request every public record once and wait until that is done (`serve --warm`). */
+  warm: boolean;
+}
+
+const WARMED = /^calpress warmed (\d+) stored answers in ([\d.]+) s/;
+
+export async function startServer(runner: Runner, target: string, label: string, store?: StoreOptions): Promise<Server> {
   const child = spawnNode({
     label,
+    // The warm-up reports its progress on stderr.
+    echoStderr: store?.warm === true,
     args: [
       ...SERVE_NODE_FLAGS,
       ...runner.args,
@@ -108,6 +121,7 @@ export async function startServer(runner: Runner, target: string, label: string)
       target,
       "--user",
       `${BENCH_USER.login}:${BENCH_USER.password}:${BENCH_USER.role}`,
+      ...(store ? ["--answer-store", store.file, ...(store.warm ? ["--warm"] : [])] : []),
     ],
   });
   // Sample from the start: start-up (schema check, caches) counts towards the maximum too.
@@ -118,7 +132,14 @@ export async function startServer(runner: Runner, target: string, label: string)
     // An exit we did not ask for is worth a loud line: every later request fails.
     if (!child.stopping()) log(`${label} exited unexpectedly (${code}); last stderr:\n${child.recentStderr().slice(-10).join("\n")}`);
   });
-  return { child, origin: m[1], restRoot: m[2].endsWith("/") ? m[2] : `${m[2]}/`, rss };
+  let warmS: number | undefined;
+  if (store?.warm) {
+    // 100k events: 180k records by ID and slug, a few minutes.
+    const warmed = await waitForLine(child, WARMED, 1_800_000);
+    warmS = Number(warmed[2]);
+    log(`${label} warmed ${warmed[1]} stored answers in ${warmed[2]} s`);
+  }
+  return { child, origin: m[1], restRoot: m[2].endsWith("/") ? m[2] : `${m[2]}/`, rss, warmS };
 }
 
 export async function stopServer(server: Server): Promise<number> {

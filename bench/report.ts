@@ -35,6 +35,8 @@ export interface SizeResult {
   events: number;
   db: string;
   load_s: number;
+  /** Seconds the stored-answer warm-up took (runs with an answer store). */
+  warm_s?: number;
   rss_mb_max: number;
   /** Response body bytes per request kind, as captured. */
   response_bytes?: Record<string, number>;
@@ -68,6 +70,8 @@ export interface BenchReport {
     command: string;
     duration_s: number;
     warmup_s: number;
+    /** calpress ran with a warmed stored-answer file (`serve --answer-store … --warm`). */
+    answer_store?: boolean;
     connections: number;
     quick: boolean;
     seed: number;
@@ -236,7 +240,8 @@ export function renderMarkdown(report: BenchReport, svgName: string): string {
   );
   out.push(
     `Settings: ${s.connections} connections, ${s.warmup_s} s warm-up then ${s.duration_s} s measured per workload and server` +
-      `${s.quick ? " (quick run)" : ""}; fixture seed ${s.seed}; calpress run from ${s.runner}. Command: \`${s.command}\`.`,
+      `${s.quick ? " (quick run)" : ""}; fixture seed ${s.seed}; calpress run from ${s.runner}` +
+      `${s.answer_store === true ? ", with a stored-answer file warmed before measuring (`serve --answer-store … --warm`)" : s.answer_store === false ? ", without stored answers" : ""}. Command: \`${s.command}\`.`,
     "",
   );
   out.push(
@@ -255,8 +260,8 @@ export function renderMarkdown(report: BenchReport, svgName: string): string {
     out.push("");
   }
 
-  out.push("## Sizes", "", "| events | db | load (s) | max RSS (MB) |", "|---:|---|---:|---:|");
-  for (const z of report.sizes) out.push(`| ${num(z.events)} | ${z.db} | ${num(z.load_s, 1)} | ${num(z.rss_mb_max)} |`);
+  out.push("## Sizes", "", "| events | db | load (s) | answer store warm-up (s) | max RSS (MB) |", "|---:|---|---:|---:|---:|");
+  for (const z of report.sizes) out.push(`| ${num(z.events)} | ${z.db} | ${num(z.load_s, 1)} | ${z.warm_s === undefined ? "–" : num(z.warm_s, 1)} | ${num(z.rss_mb_max)} |`);
   out.push("");
 
   const sizes = [...new Map(report.results.map((r) => [`${r.events} ${r.db}`, r])).values()].sort((a, b) => a.events - b.events);

@@ -5,7 +5,7 @@ import { BenchOptions, parseBenchArgs, USAGE, UsageError } from "./args";
 import { capture, CaptureResult } from "./capture";
 import { readCatalog } from "./catalog";
 import { startCeiling } from "./ceiling";
-import { cliRunner, loadFixture, Runner, Server, startServer, stopServer } from "./calpress";
+import { cliRunner, loadFixture, Runner, Server, startServer, stopServer, type StoreOptions } from "./calpress";
 import { createDatabase } from "./db";
 import { drive, DriveStats } from "./drive";
 import { startFront } from "./front";
@@ -61,7 +61,14 @@ async function runSize(opts: BenchOptions, runner: Runner, events: number, repor
       `search "${catalog.searchWord}" (${catalog.searchHits} titles)`,
   );
 
-  const server = await startServer(runner, db.target, `calpress ${events}`);
+  let store: StoreOptions | undefined;
+  if (opts.answerStore) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "calpress-answers-"));
+    onCleanup(`answer store ${dir}`, () => fs.rmSync(dir, { recursive: true, force: true }));
+    store = { file: path.join(dir, "answers.sqlite"), warm: true };
+    log(`serving with a stored-answer file, warmed first (${store.file})`);
+  }
+  const server = await startServer(runner, db.target, `calpress ${events}`, store);
   const kinds = buildKinds({ catalog, restRoot: server.restRoot });
   const workloads = buildWorkloads({ catalog, restRoot: server.restRoot }).filter((w) => !opts.workloads || opts.workloads.includes(w.name));
   const needed = new Set<KindName>(workloads.flatMap((w) => w.mix.map((m) => m.kind.name)));
@@ -121,10 +128,17 @@ async function runSize(opts: BenchOptions, runner: Runner, events: number, repor
   await ceiling.child.stop();
   const rssMax = await stopServer(server);
   log(`calpress max RSS ${fmt(rssMax, 0)} MB`);
-  report.sizes.push({ events, db: opts.db, load_s: round(loadS, 2), rss_mb_max: round(rssMax, 1), response_bytes: captured.bytes });
+  report.sizes.push({
+    events,
+    db: opts.db,
+    load_s: round(loadS, 2),
+    ...(server.warmS !== undefined ? { warm_s: round(server.warmS, 1) } : {}),
+    rss_mb_max: round(rssMax, 1),
+    response_bytes: captured.bytes,
+  });
 
   if (opts.processes === 2) {
-    const rows = await scaleOut(opts, runner, db.target, events, workloads, captured);
+    const rows = await scaleOut(opts, runner, db.target, events, workloads, captured, store === undefined ? undefined : { file: store.file, warm: false });
     report.scale_out ??= { db: opts.db, via: "a round-robin TCP front (bench/front.ts: each connection goes to the next process)", results: [] };
     report.scale_out.results.push(...rows);
   }
@@ -143,6 +157,7 @@ async function scaleOut(
   events: number,
   workloads: Workload[],
   captured: CaptureResult,
+  store?: StoreOptions,
 ): Promise<ScaleOutRow[]> {
   const reads = workloads.filter((w) => w.readOnly);
   const measure = async (servers: Server[]): Promise<Map<string, DriveStats>> => {
@@ -161,13 +176,14 @@ async function scaleOut(
     return out;
   };
   log(`=== scale-out: 1 vs 2 calpress processes on one ${opts.db} database (${events.toLocaleString("en")} events) ===`);
-  const a = await startServer(runner, target, "calpress A");
+  // Both processes use the store the single run warmed (same database, same code: it is kept).
+  const a = await startServer(runner, target, "calpress A", store);
   let one: Map<string, DriveStats>;
   let two: Map<string, DriveStats>;
   try {
     one = await measure([a]);
     // Started only now, so the second process does not take CPU while one process is measured.
-    const b = await startServer(runner, target, "calpress B");
+    const b = await startServer(runner, target, "calpress B", store);
     try {
       two = await measure([a, b]);
     } finally {
@@ -228,6 +244,7 @@ async function main(argv: string[]): Promise<number> {
       command: ["tsx bench/run.ts", ...argv].join(" "),
       duration_s: opts.duration,
       warmup_s: opts.warmup,
+      answer_store: opts.answerStore,
       connections: opts.connections,
       quick: opts.quick,
       seed: opts.seed,

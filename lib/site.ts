@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Request as ExpressRequest, RequestHandler, Router } from "express";
 import { createEngine, Engine } from "./engine";
 import type { DbOption } from "./db/target";
@@ -200,5 +201,14 @@ async function openAnswerStore(engine: Engine, options: SiteOptions): Promise<An
     always: [SITE_TAG, EPOCH_TAG],
     identity: `calpress ${CALPRESS_VERSION} ${codeFingerprint()}; epoch ${epoch}; site ${setting.version ?? ""}`,
     logger: options.logger,
+    attach: sqliteFile(engine),
   });
+}
+
+/** The SQLite file of the site's database, if it is one (not `:memory:`). */
+function sqliteFile(engine: Engine): string | undefined {
+  if (engine.dialect !== "sqlite") return undefined;
+  const connection = engine.knex.client.config.connection as { filename?: unknown } | undefined;
+  const filename = typeof connection === "object" && connection !== null ? connection.filename : undefined;
+  return typeof filename === "string" && filename !== ":memory:" && !filename.startsWith("file:") ? path.resolve(filename) : undefined;
 }

@@ -8,7 +8,7 @@ import type { CliIO } from "./main";
  * the answers for clients of that address). Runs beside normal traffic;
  * reports progress on stderr and the total on stdout.
  */
-export async function warmStoredAnswers(root: string, paths: readonly string[], io: CliIO, concurrency = 4): Promise<void> {
+export async function warmStoredAnswers(root: string, paths: readonly string[], io: CliIO, concurrency = 8): Promise<void> {
   const started = Date.now();
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   let next = 0;

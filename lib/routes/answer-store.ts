@@ -51,6 +51,12 @@ export interface AnswerStoreOptions {
   /** Stored answers from another database or code version are discarded: this names the current one. */
   readonly identity: string;
   readonly logger?: { error(message: string, error?: unknown): void };
+  /**
+   * The site's SQLite file, when the site is on SQLite: the store attaches
+   * it and proves an answer in the statement that reads it (no revision
+   * token, nothing to update afterwards).
+   */
+  readonly attach?: string;
 }
 
 /** What a build gives the store: the answer and the tags it showed. */
@@ -61,8 +67,9 @@ export interface BuiltAnswer {
 }
 
 interface StoredRow {
-  token: string;
-  tags: string;
+  /** Not read where the statement proves the answer itself (SELECT_VALID). */
+  token?: string;
+  tags?: string;
   status: number;
   headers: string;
   no_cache: number;
@@ -105,49 +112,82 @@ function promisify<T>(run: (cb: (err: Error | null, value?: T) => void) => unkno
   });
 }
 
+/**
+ * A stored answer still good under the current tag versions of the attached
+ * site database, in one statement: what the tags are now is read in the
+ * same snapshot as the answer, so nothing can commit in between.
+ */
+const SELECT_VALID = `SELECT status, headers, no_cache, body FROM answers a WHERE a.key = ?
+  AND NOT EXISTS (SELECT 1 FROM json_each(a.tags) j
+    WHERE coalesce((SELECT t.version FROM site.cache_tags t WHERE t.tag = json_extract(j.value, '$[0]')), 0) <> json_extract(j.value, '$[1]'))`;
+
+/** Connections reading the store (reads in flight at once; SQLite's thread pool has 4 threads). */
+const READERS = 4;
+
 export class AnswerStore {
   private readonly nonce = randomBytes(6).toString("hex");
   private readonly always: readonly number[];
   private writes = 0;
+  private readonly idle: number[];
+  private readonly waiting: Array<{ key: string; resolve: (row: StoredRow | undefined) => void }> = [];
   private readonly counters = { hits: 0, proved: 0, built: 0, stored: 0, skipped: 0 };
 
   private constructor(
-    private readonly db: Database,
-    private readonly select: Statement,
+    private readonly dbs: Database[],
+    private readonly selects: Statement[],
     private readonly upsert: Statement,
     private readonly retoken: Statement,
     private readonly options: AnswerStoreOptions,
   ) {
     this.always = [...new Set(options.always)];
+    this.idle = selects.map((_, i) => i);
   }
 
   static async open(options: AnswerStoreOptions): Promise<AnswerStore> {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const sqlite3 = require("sqlite3") as typeof import("sqlite3");
     if (options.file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(options.file)), { recursive: true });
-    const db = await new Promise<Database>((resolve, reject) => {
-      const opened = new sqlite3.Database(options.file, (err) => (err ? reject(err) : resolve(opened as unknown as Database)));
-    });
+    // A private in-memory store has one connection (each would have its own
+    // database); a file has a writer of its own beside the readers, so that
+    // storing never holds up a read (see `read`).
+    const count = options.file === ":memory:" ? 1 : READERS + 1;
+    const dbs: Database[] = [];
     try {
+      for (let i = 0; i < count; i++) {
+        dbs.push(
+          await new Promise<Database>((resolve, reject) => {
+            const opened = new sqlite3.Database(options.file, (err) => (err ? reject(err) : resolve(opened as unknown as Database)));
+          }),
+        );
+      }
+      const [db] = dbs;
       await promisify<void>((cb) => db.exec(SCHEMA, cb));
       const stored = await promisify<{ value: string }>((cb) => db.get("SELECT value FROM meta WHERE name = 'identity'", [], cb));
       if (stored?.value !== options.identity) {
         await promisify<void>((cb) => db.exec("DELETE FROM answers", cb));
         await promisify<void>((cb) => db.run("INSERT OR REPLACE INTO meta(name, value) VALUES ('identity', ?)", [options.identity], cb));
       }
-      const prepare = (sql: string): Promise<Statement> =>
+      const prepare = (on: Database, sql: string): Promise<Statement> =>
         new Promise((resolve, reject) => {
-          const stmt = db.prepare(sql, (err) => (err ? reject(err) : resolve(stmt)));
+          const stmt = on.prepare(sql, (err) => (err ? reject(err) : resolve(stmt)));
         });
+      const selects: Statement[] = [];
+      for (const reader of dbs.length > 1 ? dbs.slice(1) : dbs) {
+        if (options.attach !== undefined) {
+          await promisify<void>((cb) => reader.exec("PRAGMA busy_timeout = 5000", cb));
+          await promisify<void>((cb) => reader.run("ATTACH DATABASE ? AS site", [options.attach], cb));
+        }
+        selects.push(await prepare(reader, options.attach !== undefined ? SELECT_VALID : "SELECT token, tags, status, headers, no_cache, body FROM answers WHERE key = ?"));
+      }
       return new AnswerStore(
-        db,
-        await prepare("SELECT token, tags, status, headers, no_cache, body FROM answers WHERE key = ?"),
-        await prepare("INSERT OR REPLACE INTO answers(key, token, tags, status, headers, no_cache, body) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-        await prepare("UPDATE answers SET token = ? WHERE key = ?"),
+        dbs,
+        selects,
+        await prepare(db, "INSERT OR REPLACE INTO answers(key, token, tags, status, headers, no_cache, body) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+        await prepare(db, "UPDATE answers SET token = ? WHERE key = ?"),
         options,
       );
     } catch (err) {
-      await promisify<void>((cb) => db.close(cb)).catch(() => undefined);
+      for (const db of dbs) await promisify<void>((cb) => db.close(cb)).catch(() => undefined);
       throw err;
     }
   }
@@ -163,6 +203,15 @@ export class AnswerStore {
    * committed).
    */
   async answer(key: string, build: () => Promise<BuiltAnswer>): Promise<ComposedResponse> {
+    if (this.options.attach !== undefined) {
+      // The statement itself proves the answer (see SELECT_VALID): no token needed.
+      const valid = await this.read(key);
+      if (valid !== undefined) {
+        this.counters.hits++;
+        return toResponse(valid);
+      }
+      return this.buildAndStore(key, build, await this.options.revision());
+    }
     const [revision, row] = await Promise.all([this.options.revision(), this.read(key)]);
     if (revision === null) return (await build()).response;
     const token = `${this.nonce}:${revision}`;
@@ -181,6 +230,12 @@ export class AnswerStore {
         return toResponse(row);
       }
     }
+    return this.buildAndStore(key, build, revision);
+  }
+
+  private async buildAndStore(key: string, build: () => Promise<BuiltAnswer>, revision: string | null): Promise<ComposedResponse> {
+    if (revision === null) return (await build()).response;
+    const token = `${this.nonce}:${revision}`;
     this.counters.built++;
     const built = await build();
     const { response, tags } = built;
@@ -211,27 +266,44 @@ export class AnswerStore {
 
   async close(): Promise<void> {
     await this.flush();
-    for (const stmt of [this.select, this.upsert, this.retoken]) await promisify<void>((cb) => stmt.finalize(cb)).catch(() => undefined);
-    await promisify<void>((cb) => this.db.close(cb));
+    for (const stmt of [...this.selects, this.upsert, this.retoken]) await promisify<void>((cb) => stmt.finalize(cb)).catch(() => undefined);
+    for (const db of this.dbs) await promisify<void>((cb) => db.close(cb));
   }
 
+  /**
+   * One read at a time per connection, on an idle one (else queued here):
+   * node-sqlite3 binds a statement's parameters on the main thread, under
+   * the connection's mutex, so a second read sent to a connection busy on
+   * the thread pool would block the event loop until the first one ends.
+   */
   private read(key: string): Promise<StoredRow | undefined> {
     return new Promise((resolve) => {
+      this.waiting.push({ key, resolve });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.waiting.length > 0 && this.idle.length > 0) {
+      const i = this.idle.pop() as number;
+      const { key, resolve } = this.waiting.shift() as { key: string; resolve: (row: StoredRow | undefined) => void };
       // `all`, not `get`: a statement stepped once and not run to its end
       // keeps its read transaction open, and this connection would go on
       // seeing the store as it was then (other processes' answers missing).
-      this.select.all([key], (err, rows) => {
+      this.selects[i].all([key], (err, rows) => {
+        this.idle.push(i);
         // An unreadable store is a miss, never a failed request.
         if (err) this.options.logger?.error("stored answers: reading failed", err);
         resolve(err ? undefined : rows?.[0]);
+        this.pump();
       });
-    });
+    }
   }
 
   private async stillGood(row: StoredRow): Promise<boolean> {
     let pairs: Array<[number, number]>;
     try {
-      pairs = JSON.parse(row.tags) as Array<[number, number]>;
+      pairs = JSON.parse(row.tags ?? "[]") as Array<[number, number]>;
     } catch {
       return false;
     }
@@ -241,11 +313,19 @@ export class AnswerStore {
   }
 }
 
+/**
+ * Parsed header lists by their stored text: answers of one endpoint share
+ * the same few header sets, so most reads parse nothing and allocate no
+ * new arrays (the lists are never changed by the writer).
+ */
+const parsedHeaders = new Map<string, Array<[string, string]>>();
+
 function toResponse(row: StoredRow): ComposedResponse {
-  return {
-    status: row.status,
-    headers: JSON.parse(row.headers) as Array<[string, string]>,
-    body: row.body,
-    noCache: row.no_cache === 1,
-  };
+  let headers = parsedHeaders.get(row.headers);
+  if (headers === undefined) {
+    headers = JSON.parse(row.headers) as Array<[string, string]>;
+    if (parsedHeaders.size >= 256) parsedHeaders.clear();
+    parsedHeaders.set(row.headers, headers);
+  }
+  return { status: row.status, headers, body: row.body, noCache: row.no_cache === 1 };
 }
