@@ -160,9 +160,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   if (answerFile !== undefined && site.rest.answerStore === undefined) io.err("calpress: --answer-store is not available on this database (SQLite and PostgreSQL only); answers are built every time");
   if (warm && site.rest.answerStore !== undefined) {
     // In the background: the server answers meanwhile.
-    void storedAnswerPaths(site.engine)
-      .then((paths) => warmStoredAnswers(root, paths, io))
-      .catch((err: Error) => io.err(`calpress: warming stored answers failed: ${err.message}`));
+    void warmStoredAnswers(root, storedAnswerPaths(site.engine), io).catch((err: Error) => io.err(`calpress: warming stored answers failed: ${err.message}`));
   }
   if (toLoadWasDemo(fixtureName, freshDefault)) {
     io.out(`Demo site loaded. Try:  curl ${root}calendar/events/v1/events`);

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { ComposedResponse } from "./response-cache";
@@ -76,40 +76,33 @@ interface StoredRow {
   body: Buffer | null;
 }
 
-type RowsCallback = (err: Error | null, rows?: StoredRow[]) => void;
-interface Statement {
-  all(params: unknown[], cb: RowsCallback): unknown;
-  run(params: unknown[], cb: (err: Error | null) => void): unknown;
-  finalize(cb?: (err: Error | null) => void): unknown;
-}
-interface Database {
-  exec(sql: string, cb: (err: Error | null) => void): unknown;
-  prepare(sql: string, cb: (err: Error | null) => void): Statement;
-  get(sql: string, params: unknown[], cb: (err: Error | null, row?: { value: string }) => void): unknown;
-  run(sql: string, params: unknown[], cb: (err: Error | null) => void): unknown;
-  close(cb: (err: Error | null) => void): unknown;
-}
-
+/*
+ * Answers are rows of a rowid table keyed by a 48-bit hash of their key
+ * (the key itself is compared too: a collision is a miss, and the later
+ * answer replaces the earlier). A WITHOUT ROWID table keyed by the long key
+ * text, as this was first, carries the ~5 kB rows in its own b-tree pages:
+ * a fan-out of about four and a lookup of ~150 µs of CPU; the rowid tree
+ * finds the same row in a few µs. 8 kB pages (new files only) hold most
+ * answers without an overflow page.
+ */
 const SCHEMA = `
-PRAGMA journal_mode = WAL;
-PRAGMA synchronous = NORMAL;
-PRAGMA busy_timeout = 5000;
-CREATE TABLE IF NOT EXISTS answers (
-  key TEXT PRIMARY KEY,
+DROP TABLE IF EXISTS answers;
+CREATE TABLE IF NOT EXISTS stored_answers (
+  id INTEGER PRIMARY KEY,
+  key TEXT NOT NULL,
   token TEXT NOT NULL,
   tags TEXT NOT NULL,
   status INTEGER NOT NULL,
   headers TEXT NOT NULL,
   no_cache INTEGER NOT NULL,
   body BLOB
-) WITHOUT ROWID;
+);
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
-function promisify<T>(run: (cb: (err: Error | null, value?: T) => void) => unknown): Promise<T | undefined> {
-  return new Promise((resolve, reject) => {
-    run((err, value) => (err ? reject(err) : resolve(value)));
-  });
+/** The row id of a key: 48 bits of its MD5 (a safe integer for JavaScript and SQLite alike). */
+function keyId(key: string): number {
+  return createHash("md5").update(key).digest().readIntBE(0, 6);
 }
 
 /**
@@ -117,77 +110,75 @@ function promisify<T>(run: (cb: (err: Error | null, value?: T) => void) => unkno
  * site database, in one statement: what the tags are now is read in the
  * same snapshot as the answer, so nothing can commit in between.
  */
-const SELECT_VALID = `SELECT status, headers, no_cache, body FROM answers a WHERE a.key = ?
+const SELECT_VALID = `SELECT status, headers, no_cache, body FROM stored_answers a WHERE a.id = ? AND a.key = ?
   AND NOT EXISTS (SELECT 1 FROM json_each(a.tags) j
     WHERE coalesce((SELECT t.version FROM site.cache_tags t WHERE t.tag = json_extract(j.value, '$[0]')), 0) <> json_extract(j.value, '$[1]'))`;
 
-/** Connections reading the store (reads in flight at once; SQLite's thread pool has 4 threads). */
-const READERS = 4;
+/**
+ * How long a store write may wait for another process's write to end. The
+ * store is read and written synchronously (better-sqlite3, below), so a
+ * wait holds up this process's event loop: short, and an answer that could
+ * not be stored in time is simply not stored. Reads never wait in WAL mode.
+ */
+const WRITE_WAIT_MS = 50;
+
+/*
+ * The store is read synchronously, with better-sqlite3, while the site's
+ * own database goes through node-sqlite3 and knex. A read is a single
+ * indexed row (a few µs when its pages are cached); through node-sqlite3's
+ * thread pool the same read cost ~35 µs of hand-off and thread wake-ups
+ * alone and, on a 2-core machine, competed with the event loop for the
+ * cores: single events from the store went from ~3,000 to ~N requests a
+ * second (see bench/README.md).
+ */
+type SqliteDatabase = import("better-sqlite3").Database;
+type SqliteStatement = import("better-sqlite3").Statement;
 
 export class AnswerStore {
   private readonly nonce = randomBytes(6).toString("hex");
   private readonly always: readonly number[];
-  private writes = 0;
-  private readonly idle: number[];
-  private readonly waiting: Array<{ key: string; resolve: (row: StoredRow | undefined) => void }> = [];
   private readonly counters = { hits: 0, proved: 0, built: 0, stored: 0, skipped: 0 };
 
   private constructor(
-    private readonly dbs: Database[],
-    private readonly selects: Statement[],
-    private readonly upsert: Statement,
-    private readonly retoken: Statement,
+    private readonly db: SqliteDatabase,
+    private readonly select: SqliteStatement,
+    private readonly upsert: SqliteStatement,
+    private readonly retoken: SqliteStatement,
     private readonly options: AnswerStoreOptions,
   ) {
     this.always = [...new Set(options.always)];
-    this.idle = selects.map((_, i) => i);
   }
 
   static async open(options: AnswerStoreOptions): Promise<AnswerStore> {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const sqlite3 = require("sqlite3") as typeof import("sqlite3");
+    const Sqlite = require("better-sqlite3") as typeof import("better-sqlite3");
     if (options.file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(options.file)), { recursive: true });
-    // A private in-memory store has one connection (each would have its own
-    // database); a file has a writer of its own beside the readers, so that
-    // storing never holds up a read (see `read`).
-    const count = options.file === ":memory:" ? 1 : READERS + 1;
-    const dbs: Database[] = [];
+    const db = new Sqlite(options.file, { timeout: WRITE_WAIT_MS });
     try {
-      for (let i = 0; i < count; i++) {
-        dbs.push(
-          await new Promise<Database>((resolve, reject) => {
-            const opened = new sqlite3.Database(options.file, (err) => (err ? reject(err) : resolve(opened as unknown as Database)));
-          }),
-        );
-      }
-      const [db] = dbs;
-      await promisify<void>((cb) => db.exec(SCHEMA, cb));
-      const stored = await promisify<{ value: string }>((cb) => db.get("SELECT value FROM meta WHERE name = 'identity'", [], cb));
+      // The page size only takes on a new file, and must come before WAL.
+      db.pragma("page_size = 8192");
+      if (options.file !== ":memory:") db.pragma("journal_mode = WAL");
+      db.pragma("synchronous = NORMAL");
+      db.exec(SCHEMA);
+      const stored = db.prepare("SELECT value FROM meta WHERE name = 'identity'").get() as { value: string } | undefined;
       if (stored?.value !== options.identity) {
-        await promisify<void>((cb) => db.exec("DELETE FROM answers", cb));
-        await promisify<void>((cb) => db.run("INSERT OR REPLACE INTO meta(name, value) VALUES ('identity', ?)", [options.identity], cb));
+        db.transaction(() => {
+          db.exec("DELETE FROM stored_answers");
+          db.prepare("INSERT OR REPLACE INTO meta(name, value) VALUES ('identity', ?)").run(options.identity);
+        })();
       }
-      const prepare = (on: Database, sql: string): Promise<Statement> =>
-        new Promise((resolve, reject) => {
-          const stmt = on.prepare(sql, (err) => (err ? reject(err) : resolve(stmt)));
-        });
-      const selects: Statement[] = [];
-      for (const reader of dbs.length > 1 ? dbs.slice(1) : dbs) {
-        if (options.attach !== undefined) {
-          await promisify<void>((cb) => reader.exec("PRAGMA busy_timeout = 5000", cb));
-          await promisify<void>((cb) => reader.run("ATTACH DATABASE ? AS site", [options.attach], cb));
-        }
-        selects.push(await prepare(reader, options.attach !== undefined ? SELECT_VALID : "SELECT token, tags, status, headers, no_cache, body FROM answers WHERE key = ?"));
-      }
+      if (options.attach !== undefined) db.prepare("ATTACH DATABASE ? AS site").run(options.attach);
       return new AnswerStore(
-        dbs,
-        selects,
-        await prepare(db, "INSERT OR REPLACE INTO answers(key, token, tags, status, headers, no_cache, body) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-        await prepare(db, "UPDATE answers SET token = ? WHERE key = ?"),
+        db,
+        db.prepare(
+          options.attach !== undefined ? SELECT_VALID : "SELECT token, tags, status, headers, no_cache, body FROM stored_answers WHERE id = ? AND key = ?",
+        ),
+        db.prepare("INSERT OR REPLACE INTO stored_answers(id, key, token, tags, status, headers, no_cache, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+        db.prepare("UPDATE stored_answers SET token = ? WHERE id = ? AND key = ?"),
         options,
       );
     } catch (err) {
-      for (const db of dbs) await promisify<void>((cb) => db.close(cb)).catch(() => undefined);
+      db.close();
       throw err;
     }
   }
@@ -203,18 +194,20 @@ export class AnswerStore {
    * committed).
    */
   async answer(key: string, build: () => Promise<BuiltAnswer>): Promise<ComposedResponse> {
+    const id = keyId(key);
     if (this.options.attach !== undefined) {
       // The statement itself proves the answer (see SELECT_VALID): no token needed.
-      const valid = await this.read(key);
+      const valid = this.read(id, key);
       if (valid !== undefined) {
         this.counters.hits++;
         return toResponse(valid);
       }
-      return this.buildAndStore(key, build, await this.options.revision());
+      return this.buildAndStore(id, key, build, await this.options.revision());
     }
-    const [revision, row] = await Promise.all([this.options.revision(), this.read(key)]);
+    const revision = await this.options.revision();
     if (revision === null) return (await build()).response;
     const token = `${this.nonce}:${revision}`;
+    const row = this.read(id, key);
     if (row !== undefined) {
       if (row.token === token) {
         this.counters.hits++;
@@ -222,18 +215,14 @@ export class AnswerStore {
       }
       if (await this.stillGood(row)) {
         this.counters.proved++;
-        this.writes++;
-        this.retoken.run([token, key], (err) => {
-          this.writes--;
-          if (err) this.options.logger?.error("stored answers: updating a token failed", err);
-        });
+        this.write("updating a token", () => this.retoken.run(token, id, key));
         return toResponse(row);
       }
     }
-    return this.buildAndStore(key, build, revision);
+    return this.buildAndStore(id, key, build, revision);
   }
 
-  private async buildAndStore(key: string, build: () => Promise<BuiltAnswer>, revision: string | null): Promise<ComposedResponse> {
+  private async buildAndStore(id: number, key: string, build: () => Promise<BuiltAnswer>, revision: string | null): Promise<ComposedResponse> {
     if (revision === null) return (await build()).response;
     const token = `${this.nonce}:${revision}`;
     this.counters.built++;
@@ -247,56 +236,38 @@ export class AnswerStore {
       return response;
     }
     const pairs = all.map((tag) => [tag, versions.get(tag) ?? 0]);
-    this.writes++;
-    this.upsert.run(
-      [key, token, JSON.stringify(pairs), response.status, JSON.stringify(response.headers), response.noCache ? 1 : 0, response.body],
-      (err) => {
-        this.writes--;
-        if (err) this.options.logger?.error("stored answers: storing an answer failed", err);
-        else this.counters.stored++;
-      },
+    const stored = this.write("storing an answer", () =>
+      this.upsert.run(id, key, token, JSON.stringify(pairs), response.status, JSON.stringify(response.headers), response.noCache ? 1 : 0, response.body),
     );
+    if (stored) this.counters.stored++;
     return response;
   }
 
-  /** Waits for the writes under way (tests; a warm-up that reports what it stored). */
-  async flush(): Promise<void> {
-    while (this.writes > 0) await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  /** Writes are synchronous: nothing is ever under way between calls (kept for callers that wait for stores). */
+  async flush(): Promise<void> {}
 
   async close(): Promise<void> {
-    await this.flush();
-    for (const stmt of [...this.selects, this.upsert, this.retoken]) await promisify<void>((cb) => stmt.finalize(cb)).catch(() => undefined);
-    for (const db of this.dbs) await promisify<void>((cb) => db.close(cb));
+    if (this.db.open) this.db.close();
   }
 
-  /**
-   * One read at a time per connection, on an idle one (else queued here):
-   * node-sqlite3 binds a statement's parameters on the main thread, under
-   * the connection's mutex, so a second read sent to a connection busy on
-   * the thread pool would block the event loop until the first one ends.
-   */
-  private read(key: string): Promise<StoredRow | undefined> {
-    return new Promise((resolve) => {
-      this.waiting.push({ key, resolve });
-      this.pump();
-    });
+  /** A store that cannot be read (damaged, locked for recovery) answers a miss, never a failed request. */
+  private read(id: number, key: string): StoredRow | undefined {
+    try {
+      return this.select.get(id, key) as StoredRow | undefined;
+    } catch (err) {
+      this.options.logger?.error("stored answers: reading failed", err);
+      return undefined;
+    }
   }
 
-  private pump(): void {
-    while (this.waiting.length > 0 && this.idle.length > 0) {
-      const i = this.idle.pop() as number;
-      const { key, resolve } = this.waiting.shift() as { key: string; resolve: (row: StoredRow | undefined) => void };
-      // `all`, not `get`: a statement stepped once and not run to its end
-      // keeps its read transaction open, and this connection would go on
-      // seeing the store as it was then (other processes' answers missing).
-      this.selects[i].all([key], (err, rows) => {
-        this.idle.push(i);
-        // An unreadable store is a miss, never a failed request.
-        if (err) this.options.logger?.error("stored answers: reading failed", err);
-        resolve(err ? undefined : rows?.[0]);
-        this.pump();
-      });
+  /** A write that fails (another process holding the store longer than WRITE_WAIT_MS) leaves the answer unstored. */
+  private write(what: string, run: () => unknown): boolean {
+    try {
+      run();
+      return true;
+    } catch (err) {
+      this.options.logger?.error(`stored answers: ${what} failed`, err);
+      return false;
     }
   }
 

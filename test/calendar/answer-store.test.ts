@@ -218,7 +218,7 @@ forEachDatabase("calendar: stored answers shared by two sites on one database", 
       const count = await new Promise<number>((resolve, reject) => {
         const handle = new sqlite3.Database(file, (err) => {
           if (err) return reject(err);
-          handle.get("SELECT count(*) AS n FROM answers", (e: Error | null, row: { n: number }) => {
+          handle.get("SELECT count(*) AS n FROM stored_answers", (e: Error | null, row: { n: number }) => {
             handle.close();
             return e ? reject(e) : resolve(row.n);
           });

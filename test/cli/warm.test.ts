@@ -1,0 +1,126 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { expect } from "chai";
+import Sqlite from "better-sqlite3";
+import { createEngine } from "../../lib/engine";
+import { storedAnswerPaths } from "../../lib/calendar/stored-paths";
+
+const ROOT = path.resolve(__dirname, "../..");
+const CLI = path.join(ROOT, "lib/cli.ts");
+
+interface Run {
+  lines: string[];
+  stderr: () => string;
+  kill: () => void;
+  exit: Promise<number | null>;
+}
+
+function runCli(args: string[]): Run {
+  const child = spawn(process.execPath, ["--require", require.resolve("tsx/cjs"), CLI, ...args], { cwd: ROOT, env: { ...process.env } });
+  const lines: string[] = [];
+  let buffer = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    buffer += chunk.toString();
+    const parts = buffer.split("\n");
+    buffer = parts.pop() ?? "";
+    lines.push(...parts);
+  });
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  return {
+    lines,
+    stderr: () => stderr,
+    kill: () => child.kill("SIGTERM"),
+    exit: new Promise((resolve) => child.once("exit", (code) => resolve(code))),
+  };
+}
+
+async function lineMatching(run: Run, re: RegExp, timeoutMs = 60000): Promise<RegExpExecArray> {
+  const start = Date.now();
+  for (;;) {
+    for (const line of run.lines) {
+      const m = re.exec(line);
+      if (m) return m;
+    }
+    if (Date.now() - start > timeoutMs) throw new Error(`no line like ${re}; stdout: ${run.lines.join("\n")}; stderr: ${run.stderr()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe("calpress serve --answer-store --warm", function () {
+  this.timeout(120000);
+  let dir: string;
+  let db: string;
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "calpress-warm-"));
+    db = path.join(dir, "site.sqlite");
+    const gen = runCli(["fixture", "generate", "--events", "120", "--seed", "7", "--db", db]);
+    expect(await gen.exit, gen.stderr()).to.equal(0);
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("lists the stored paths page by page, each public record by ID and by slug once", async () => {
+    const { engine, close } = await createEngine(db);
+    try {
+      const source = storedAnswerPaths(engine, 7);
+      const paged: string[] = [];
+      for await (const page of source.pages()) {
+        expect(page.length).to.be.at.most(14);
+        paged.push(...page);
+      }
+      const expected = (await engine
+        .knex("posts")
+        .whereIn("type", ["event", "venue", "organizer"])
+        .where({ status: "publish", password: "" })
+        .select("id", "slug")) as Array<{ id: number; slug: string }>;
+      expect(paged.length).to.equal(expected.length + expected.filter((p) => p.slug !== "").length);
+      expect(new Set(paged).size).to.equal(paged.length);
+      expect(await source.total()).to.equal(paged.length);
+      // Drafts, private and password-protected posts are never requested.
+      const hidden = (await engine.knex("posts").where("type", "event").whereNot({ status: "publish" }).first("id")) as { id: number } | undefined;
+      expect(hidden).to.not.equal(undefined);
+      expect(paged).to.not.include(`calendar/events/v1/events/${hidden!.id}`);
+    } finally {
+      await close();
+    }
+  });
+
+  it("fills the store before the first reader and answers from it", async () => {
+    const store = path.join(dir, "answers.sqlite");
+    const serve = runCli(["serve", "--port", "0", "--db", db, "--answer-store", store, "--warm"]);
+    try {
+      const root = (await lineMatching(serve, /^calpress listening on (\S+)$/))[1];
+      const warmed = await lineMatching(serve, /^calpress warmed (\d+) stored answers in [\d.]+ s/);
+      const reader = new Sqlite(store, { readonly: true });
+      try {
+        const count = (): number => (reader.prepare("SELECT count(*) AS n FROM stored_answers").get() as { n: number }).n;
+        expect(count()).to.equal(Number(warmed[1]));
+        expect(count()).to.be.greaterThan(100);
+        // Keys are root, URL and origin joined by NULs.
+        const rows = reader.prepare("SELECT key, body FROM stored_answers").all() as Array<{ key: string; body: Buffer }>;
+        const row = rows.find((r) => /\/events\/\d+$/.test(r.key.split("\u0000")[1]));
+        expect(row).to.not.equal(undefined);
+        const url = row!.key.split("\u0000")[1];
+        const answer = await fetch(new URL(url, root));
+        expect(answer.status).to.equal(200);
+        // The bytes sent are the stored ones, and nothing new was stored.
+        expect(Buffer.from(await answer.arrayBuffer()).equals(row!.body)).to.equal(true);
+        expect(count()).to.equal(Number(warmed[1]));
+      } finally {
+        reader.close();
+      }
+    } finally {
+      serve.kill();
+      await serve.exit;
+    }
+  });
+
+  it("--warm without --answer-store is a usage error", async () => {
+    const run = runCli(["serve", "--port", "0", "--db", db, "--warm"]);
+    expect(await run.exit).to.equal(2);
+    expect(run.stderr()).to.match(/--answer-store/);
+  });
+});
