@@ -124,10 +124,22 @@ END;`,
 BEGIN
   IF TG_OP = 'DELETE' THEN t := OLD.id * 4; ELSE t := NEW.id * 4; END IF;
   ${PG_BUMP};
+  RETURN NULL;
+END;`,
+  },
+  {
+    // Runs at commit (a deferred constraint trigger, below): SLUGS_TAG is
+    // one row every post create, delete and slug or status change bumps.
+    // Locked in the middle of a transaction, it made concurrent writers of
+    // different posts wait on each other while they held post and term rows,
+    // and PostgreSQL found deadlocks (parallel trashes and creates with one
+    // category). Locked last, at commit, nobody holding it waits for anything else.
+    name: "calpress_tag_slugs",
+    body: `DECLARE t bigint := ${SLUGS_TAG};
+BEGIN
   IF TG_OP <> 'UPDATE' OR NEW.slug IS DISTINCT FROM OLD.slug OR NEW.status IS DISTINCT FROM OLD.status
      OR NEW.type IS DISTINCT FROM OLD.type OR NEW.language IS DISTINCT FROM OLD.language
      OR NEW.translation_group IS DISTINCT FROM OLD.translation_group THEN
-    t := ${SLUGS_TAG};
     ${PG_BUMP};
   END IF;
   RETURN NULL;
@@ -142,6 +154,21 @@ function pgCoreTriggers(): Array<{ table: string; fn: string; args: string }> {
     ...POST_OWNED.map(({ table, column }) => ({ table, fn: "calpress_tag_row", args: `'${column}', '0'` })),
     ...SITE_TABLES.map((table) => ({ table, fn: "calpress_tag_site", args: "" })),
   ];
+}
+
+/** The deferred SLUGS_TAG trigger of posts (see calpress_tag_slugs). */
+async function createPgSlugsTrigger(knex: Knex): Promise<void> {
+  const present = ((await knex.raw(
+    "select 1 from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_namespace n on n.oid = c.relnamespace where n.nspname = current_schema() and c.relname = 'posts' and t.tgname = 'cache_tag_slugs'",
+  )) as { rows: unknown[] }).rows.length > 0;
+  if (present) return;
+  try {
+    await knex.raw(
+      "CREATE CONSTRAINT TRIGGER cache_tag_slugs AFTER INSERT OR UPDATE OR DELETE ON posts DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION calpress_tag_slugs()",
+    );
+  } catch (err) {
+    if (!/already exists/i.test(String((err as Error).message))) throw err;
+  }
 }
 
 async function createPgTriggers(knex: Knex, triggers: Array<{ table: string; fn: string; args: string }>): Promise<void> {
@@ -191,6 +218,7 @@ export async function migrateCacheTags(knex: Knex): Promise<void> {
   else if (dialect === "postgres") {
     await createPgFunctions(knex);
     await createPgTriggers(knex, pgCoreTriggers());
+    await createPgSlugsTrigger(knex);
   }
 }
 
