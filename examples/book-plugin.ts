@@ -44,6 +44,16 @@ export function registerBookPlugin(site: Site): void {
     genres: { type: "array", items: { type: "integer" }, description: "Genre term IDs." },
   } as const;
 
+  /** Genre IDs that are not genre terms are the client's mistake (a 400), not a failure of the engine (which refuses them). */
+  const checkGenres = async (genres: number[] | undefined): Promise<void> => {
+    if (genres === undefined || genres.length === 0) return;
+    const found = await engine.terms.getMany(genres);
+    const missing = genres.filter((id) => found.get(id)?.taxonomy !== "genre");
+    if (missing.length > 0) {
+      throw new RestError("rest_invalid_param", "Invalid parameter(s): genres", 400, { params: { genres: `No such genres: ${missing.join(", ")}.` } });
+    }
+  };
+
   rest.registerNamespace("library/v1");
   rest.registerRoute("library/v1", "/books", [
     {
@@ -77,6 +87,7 @@ export function registerBookPlugin(site: Site): void {
       args: { ...writable, title: { ...writable.title, required: true } },
       handler: async (req: RestRequest<{ title: string; isbn?: string; pages?: number; genres?: number[] }>) => {
         const { title, isbn, pages, genres } = req.params;
+        await checkGenres(genres);
         const book = await engine.posts.create(
           { type: "book", title, status: "publish", author: req.user?.id, fields: { isbn: isbn ?? null, pages: pages ?? null }, terms: genres ? { genre: genres } : undefined },
           req.user,
@@ -95,6 +106,7 @@ export function registerBookPlugin(site: Site): void {
         const book = await load(req);
         if (!req.user?.can("edit_post", book)) throw new RestError("rest_forbidden", "Sorry, you are not allowed to do that.", req.user ? 403 : 401);
         const { title, isbn, pages, genres } = req.params;
+        await checkGenres(genres);
         const fields: Record<string, string | number> = {};
         if (isbn !== undefined) fields.isbn = isbn;
         if (pages !== undefined) fields.pages = pages;

@@ -16,6 +16,10 @@ import { isTransaction } from "./posts/sql";
 import { Terms } from "./taxonomy/terms";
 import type { TaxonomyConfig } from "./taxonomy/types";
 import { Users } from "./users/users";
+import { HookBus } from "./hooks/bus";
+import { ChangeJournal } from "./hooks/journal";
+import { WEBHOOK_URL_OPTION, writeOutbox } from "./hooks/outbox";
+import type { Change } from "./hooks/types";
 
 export interface EngineOptions {
   /** The clock for post dates and scheduling (tests pin it); default the real time. */
@@ -35,6 +39,8 @@ interface Shared {
   readCache: ReadCache;
   /** Whether the SQLite trigram search table is there (null: not looked yet). */
   searchIndex: boolean | null;
+  /** Where committed changes go (lib/hooks). */
+  hooks: HookBus;
 }
 
 /** Attempts of an internal write transaction that hit a deadlock / busy database. */
@@ -60,6 +66,8 @@ export class Engine implements EngineApi {
   readonly users: Users;
   readonly posts: Posts;
   readonly terms: Terms;
+  /** The changes of this engine's transaction (null outside one). */
+  private readonly journal: ChangeJournal | null;
   private readonly shared: Shared;
 
   constructor(knex: Knex, options: EngineOptions = {}, parent?: Engine) {
@@ -73,6 +81,7 @@ export class Engine implements EngineApi {
           clock: options.now ?? (() => new Date()),
           readCache: new ReadCache(new DataRevision(knex)),
           searchIndex: null,
+          hooks: new HookBus(),
         };
     this.knex = knex;
     this.dialect = this.shared.dialect;
@@ -82,6 +91,22 @@ export class Engine implements EngineApi {
     this.users = new Users(this);
     this.posts = new Posts(this);
     this.terms = new Terms(this);
+    this.journal = this.inTransaction ? new ChangeJournal() : null;
+  }
+
+  /** Change hooks: `engine.hooks.on("event.created", …)`; listeners run after the change commits. */
+  get hooks(): HookBus {
+    return this.shared.hooks;
+  }
+
+  /**
+   * @internal The engine's write operations report each change here: kept
+   * with the transaction until it commits (then to the hooks), dropped if it
+   * rolls back.
+   */
+  recordChange(change: Change): void {
+    if (this.journal) this.journal.record(change);
+    else this.shared.hooks.committed([change], false);
   }
 
   now(): Date {
@@ -178,13 +203,30 @@ export class Engine implements EngineApi {
 
   private async runTransaction<T>(work: (tx: Engine) => Promise<T>): Promise<T> {
     let bound: Engine | undefined;
-    const result = await this.knex.transaction((trx) => {
+    let wroteOutbox = false;
+    const result = await this.knex.transaction(async (trx) => {
       bound = new Engine(trx, {}, this);
-      return work(bound);
+      const out = await work(bound);
+      wroteOutbox = await bound.writeOutbox();
+      return out;
     });
     // A committed option write: readers that cached the old value meanwhile must not wait for the recheck.
     if (bound?.options.wroteInTransaction) this.shared.optionsCache.invalidate();
+    if (bound?.journal) this.shared.hooks.committed(bound.journal.changes(), wroteOutbox);
     return result;
+  }
+
+  /**
+   * The webhook rows of this transaction's changes, written last in it, so
+   * that a change and its delivery commit together or not at all. Only when
+   * the site has a `webhook_url`.
+   */
+  private async writeOutbox(): Promise<boolean> {
+    if (!this.journal || this.journal.empty) return false;
+    const url = await this.options.get(WEBHOOK_URL_OPTION);
+    if (url === undefined || url.trim() === "") return false;
+    await writeOutbox(this.knex, this.journal.changes(), url.trim(), this.now());
+    return true;
   }
 }
 

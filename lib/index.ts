@@ -12,3 +12,5 @@ export type { CalendarPageOptions, DocsPageOptions } from "./pages";
 export { createEvent, updateEvent, trashEvent, listEvents, getEvent } from "./calendar/events";
 export { loadFixture, validateFixture, generateFixture, resolveFixture } from "./fixtures";
 export type { Fixture } from "./fixtures";
+export { actingAs, WEBHOOK_SECRET_OPTION, WEBHOOK_URL_OPTION } from "./hooks";
+export type { Change, DeliveryReport, HookListener, HookMap, PostChange, TermChange, Unsubscribe, WebhookSettings } from "./hooks";

@@ -13,6 +13,8 @@ import { CALPRESS_VERSION, codeFingerprint } from "./version";
 import { registerCalendar } from "./calendar/plugin";
 import { isValidTimeZone } from "./dates/format";
 import { createSitePages } from "./pages";
+import type { HookBus } from "./hooks/bus";
+import { WebhookDeliverer, type WebhookSettings } from "./hooks/deliverer";
 
 /** What a host's own `authenticate` may answer: a user it already resolved, or how to find one. */
 export type HostUser = CurrentUser | UserRecord | { id: number } | { login: string } | number | string | null;
@@ -66,6 +68,14 @@ export interface SiteOptions {
    * ones are dropped. Default: off.
    */
   answerStore?: { file: string; version?: string } | false;
+  /**
+   * The outgoing webhooks' deliverer (lib/hooks/deliverer.ts). Webhooks are
+   * sent once the site option `webhook_url` is set (signed with the option
+   * `webhook_secret`): every change then also writes an outbox row in its own
+   * transaction, and this process POSTs it. `false`: this process never
+   * delivers (another one on the same database does); rows are still written.
+   */
+  webhooks?: WebhookSettings | false;
 }
 
 export interface Site {
@@ -79,6 +89,14 @@ export interface Site {
   readonly rootMiddleware: RequestHandler;
   /** Extra pages (mount path → router) the CLI serves beside the API; a host may skip them. */
   readonly pages: Array<[string, Router]>;
+  /**
+   * Change hooks: `site.hooks.on("event.created", (change) => …)` returns an
+   * unsubscribe function. Listeners run after the change commits, never for a
+   * rolled-back write, and cannot fail the request (errors are logged).
+   */
+  readonly hooks: HookBus;
+  /** The webhook deliverer: `deliverDue(now?)` sends what is due now; `start()`/`stop()` the background loop. */
+  readonly webhooks: WebhookDeliverer;
   /** Re-run migrations after registering post types with typed fields. */
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -111,6 +129,10 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     });
     if (options.calendar !== false) registerCalendar({ engine, rest });
     await engine.migrate();
+    engine.hooks.logger = options.logger ?? { error: (message, err) => (err === undefined ? console.error(message) : console.error(message, err)) };
+    const webhooks = new WebhookDeliverer(engine, options.webhooks || {}, engine.hooks.logger);
+    // Also picks up rows an earlier process wrote and never delivered.
+    if (options.webhooks !== false && options.webhooks?.autoStart !== false) webhooks.start();
     rest.answerStore = await openAnswerStore(engine, options);
     if (options.timezone !== undefined) await engine.options.set("timezone", options.timezone);
     if (options.defaultLanguage !== undefined) await engine.options.set("default_language", options.defaultLanguage);
@@ -137,10 +159,13 @@ export async function createSite(options: SiteOptions): Promise<Site> {
       router: rest.router(),
       rootMiddleware: rest.restRouteMiddleware(),
       pages: options.pages !== false && options.calendar !== false ? createSitePages({ restPrefix: options.restPrefix }) : [],
+      hooks: engine.hooks,
+      webhooks,
       migrate: () => engine.migrate(),
       close: async () => {
         if (closed) return;
         closed = true;
+        await webhooks.stop();
         clearInterval(scheduler);
         clearInterval(optimizer);
         await rest.answerStore?.close();

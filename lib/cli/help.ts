@@ -7,6 +7,7 @@ Commands:
   fixture load <name>   load a fixture (a name under fixtures/ or a path)
   fixture generate      write deterministic synthetic data for benchmarks
   user add <login>      create a user (or change its role) and add an application password
+  option get|set        read or write a site option (e.g. webhook_url, webhook_secret)
 
 Run "calpress <command> --help" for the options of a command.`,
   serve: `Usage: calpress serve [--port 8080] [--host 127.0.0.1] [--db <target>]
@@ -33,4 +34,10 @@ Run "calpress <command> --help" for the options of a command.`,
 
   roles: administrator, editor, author, contributor, subscriber
   Without --app-password a random application password is generated and printed once.`,
+  option: `Usage: calpress option get <name> --db <target>
+       calpress option set <name> <value> --db <target>
+
+  webhook_url     POST every change to this http(s) URL ("" stops sending)
+  webhook_secret  sign webhooks: X-Calpress-Signature: sha256=<HMAC-SHA-256 of the body>
+  timezone, blogname, blogdescription, posts_per_page, default_language …`,
 };

@@ -11,6 +11,7 @@ import { ROLE_NAMES, RoleName } from "../users/types";
 import { generateFixture, loadFixture, resolveFixture, stderrProgress, writeFixture, FixtureProgress } from "../fixtures";
 import { integer, parse, Parsed, required, str, UsageError } from "./args";
 import { HELP } from "./help";
+import { isEngineError } from "../engine-errors";
 
 export const DEFAULT_DB = "./data/calpress.sqlite";
 
@@ -37,6 +38,8 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
         return await fixture(rest, io);
       case "user":
         return await user(rest, io);
+      case "option":
+        return await option(rest, io);
       case undefined:
       case "help":
       case "--help":
@@ -227,7 +230,7 @@ function normalisePrefix(prefix: string): string {
 async function migrate(argv: string[], io: CliIO): Promise<number> {
   const p = parse(argv, { db: { type: "string" } }, 0);
   if (wantsHelp(p, "migrate", io)) return 0;
-  const site = await createSite({ db: required(p, "db") });
+  const site = await createSite({ db: required(p, "db"), webhooks: false });
   await site.close();
   io.out("schema up to date");
   return 0;
@@ -240,7 +243,7 @@ async function fixture(argv: string[], io: CliIO): Promise<number> {
     if (wantsHelp(p, "fixture", io)) return 0;
     const name = p.positionals[0];
     if (!name) throw new UsageError("fixture load needs a fixture name or path");
-    const site = await createSite({ db: required(p, "db") });
+    const site = await createSite({ db: required(p, "db"), webhooks: false });
     try {
       const counts = await loadFixture(site.engine, resolveFixture(name), { progress: progressTo(io), force: p.values.force === true });
       io.out(`loaded ${name}: ${JSON.stringify(counts)}`);
@@ -264,7 +267,7 @@ async function fixture(argv: string[], io: CliIO): Promise<number> {
       io.out(`wrote ${events} events to ${out}`);
       return 0;
     }
-    const site = await createSite({ db: db as string });
+    const site = await createSite({ db: db as string, webhooks: false });
     try {
       const counts = await loadFixture(site.engine, data, { progress: progressTo(io) });
       io.out(`loaded ${JSON.stringify(counts)}`);
@@ -292,12 +295,52 @@ async function user(argv: string[], io: CliIO): Promise<number> {
   const login = p.positionals[0];
   if (!login) throw new UsageError("user add needs a login");
   const role = parseRole(required(p, "role"));
-  const site = await createSite({ db: required(p, "db") });
+  const site = await createSite({ db: required(p, "db"), webhooks: false });
   try {
     const record = await site.engine.users.ensure({ login, role, email: str(p, "email") });
     const { secret } = await site.engine.users.addAppPassword(record.id, "cli", str(p, "app-password"));
     io.out(`user ${record.login} (id ${record.id}, ${record.role})`);
     if (str(p, "app-password") === undefined) io.out(`application password: ${secret}`);
+  } finally {
+    await site.close();
+  }
+  return 0;
+}
+
+/**
+ * `option get <name>` / `option set <name> <value>`: site options such as
+ * `webhook_url` and `webhook_secret` (lib/hooks), checked as the engine
+ * checks them. A serving process sees a change within a second.
+ */
+async function option(argv: string[], io: CliIO): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === "--help" || sub === "-h") {
+    io.out(HELP.option);
+    return 0;
+  }
+  if (sub !== "get" && sub !== "set") throw new UsageError(sub ? `unknown option command: ${sub}` : "option needs get or set");
+  const p = parse(rest, { db: { type: "string" } }, sub === "get" ? 1 : 2);
+  if (wantsHelp(p, "option", io)) return 0;
+  const [name, value] = p.positionals;
+  if (!name) throw new UsageError(`option ${sub} needs a name`);
+  if (sub === "set" && value === undefined) throw new UsageError("option set needs a value");
+  const site = await createSite({ db: required(p, "db"), webhooks: false });
+  try {
+    if (sub === "set") {
+      try {
+        await site.engine.options.set(name, value as string);
+      } catch (err) {
+        // A value the option refuses is a bad argument (exit 2), not a failure.
+        if (isEngineError(err)) throw new UsageError(err.message);
+        throw err;
+      }
+    }
+    const stored = await site.engine.options.get(name);
+    if (stored === undefined) {
+      io.err(`calpress: option ${name} is not set`);
+      return 1;
+    }
+    io.out(stored);
   } finally {
     await site.close();
   }

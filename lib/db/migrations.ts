@@ -147,6 +147,28 @@ const steps: Step[] = [
       t.string("lock_key", 64).primary();
     },
   },
+  {
+    // The webhook outbox (lib/hooks/outbox.ts): written in the transaction of
+    // the change it reports, delivered later by lib/hooks/deliverer.ts.
+    // Times are epoch milliseconds: integers compare alike on every database.
+    table: "webhook_outbox",
+    create: (t, knex) => {
+      t.increments("id").primary();
+      t.string("delivery_id", 36).notNullable().unique();
+      t.string("event", 100).notNullable();
+      t.string("url", 2048).notNullable();
+      textColumn(t, knex, "body");
+      t.string("status", 12).notNullable();
+      t.integer("attempts").notNullable().defaultTo(0);
+      t.bigInteger("next_attempt_at").notNullable();
+      t.bigInteger("claimed_until").notNullable().defaultTo(0);
+      t.string("claim_token", 36).nullable();
+      t.bigInteger("created_at").notNullable();
+      t.bigInteger("delivered_at").nullable();
+      t.string("last_error", 500).nullable();
+      t.index(["status", "next_attempt_at"], "webhook_outbox_due");
+    },
+  },
 ];
 
 function textColumn(t: Knex.CreateTableBuilder, knex: Knex, name: string): void {

@@ -59,7 +59,8 @@ export function patternParts(pattern: string): Array<string | Placeholder> {
     rest = rest.slice(at + marker.length);
   }
   if (rest !== "") parts.push(rest);
-  return parts;
+  // Escaped literals (`/events\.ics`) are sent as the characters they stand for.
+  return parts.map((part) => (typeof part === "string" ? part.replace(/\\(.)/g, "$1") : part));
 }
 
 function argInfo(name: string, raw: unknown): ArgInfo {

@@ -221,7 +221,8 @@ async function fuzzAgainst(fuzzSite: FuzzSite, options: FuzzOptions, log: (line:
             report.badEnvelopes++;
             problem({ kind: "bad-envelope", index: i, request: wire.summary, status, detail: `${bad}: ${snippet(res)}` });
           }
-        } else if (status < 300 && !isHead && !json) {
+        } else if (status < 300 && !isHead && !json && !String(res.headers["content-type"] ?? "").startsWith("text/calendar")) {
+          // Every 2xx is JSON but the events list's iCalendar feed (`rawResponse`).
           report.badEnvelopes++;
           problem({ kind: "not-json", index: i, request: wire.summary, status, detail: snippet(res) });
         }

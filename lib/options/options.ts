@@ -171,6 +171,21 @@ function validate(name: string, value: string): string {
       if (!Number.isInteger(n) || n < 1) throw new EngineError("invalid_input", "posts_per_page must be a positive integer");
       return String(n);
     }
+    case "webhook_url": {
+      // Where every change is POSTed (lib/hooks): an http(s) URL, or "" to stop sending.
+      const v = value.trim();
+      if (v === "") return v;
+      let url: URL | undefined;
+      try {
+        url = new URL(v);
+      } catch {
+        url = undefined;
+      }
+      if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) throw new EngineError("invalid_input", "webhook_url must be an http or https URL");
+      // The outbox stores it with every row (webhook_outbox.url is 2,048 characters).
+      if (url.toString().length > 2048) throw new EngineError("invalid_input", "webhook_url must be at most 2048 characters");
+      return url.toString();
+    }
     default:
       return value;
   }

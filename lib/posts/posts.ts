@@ -1,3 +1,4 @@
+import { deletedPostChange, postChange } from "../hooks/journal";
 import type { Knex } from "knex";
 import { isStoredId, storedIds } from "../db/ids";
 import { SEARCH_TABLE, trigramMatch } from "../db/search-index";
@@ -415,12 +416,14 @@ export class Posts implements PostsApi {
     const touched = await this.replaceTerms(id, type, input.terms);
     await this.replaceLinks(id, input.links);
     if (status === "publish" && touched.length > 0) await this.e.terms.recountIn(touched);
-    return (await this.load([id], WITH_ALL))[0];
+    const created = (await this.load([id], WITH_ALL))[0];
+    this.e.recordChange(postChange("created", created, null, now, actor?.id));
+    return created;
   }
 
   /** @internal the update operation inside the current transaction. */
   async updateIn(id: number, patch: PostPatch, actor: CurrentUser | null): Promise<LoadedPost> {
-    void actor; // accepted for symmetry with create; permission checks belong to the caller
+    // Permission checks belong to the caller; the actor only names who made the change (hooks).
     if (patch.terms !== undefined || patch.status !== undefined) await this.lockTermsBeforePost(id, Object.values(patch.terms ?? {}).flat());
     const cur = await this.requireRow(id, true);
     const type = this.e.registry.postType(cur.type);
@@ -508,7 +511,10 @@ export class Posts implements PostsApi {
       for (const t of await this.termIdsOf(id)) touched.add(t);
     }
     if (touched.size > 0) await this.e.terms.recountIn([...touched]);
-    return (await this.load([id], WITH_ALL))[0];
+    const updated = (await this.load([id], WITH_ALL))[0];
+    const action = status === "trash" && cur.status !== "trash" ? "trashed" : "updated";
+    this.e.recordChange(postChange(action, updated, cur.status as PostStatus, now, actor?.id));
+    return updated;
   }
 
   /** @internal */
@@ -525,6 +531,7 @@ export class Posts implements PostsApi {
     await this.k("posts").where({ parent: id }).update({ parent: cur.parent });
     await this.k("posts").where({ id }).delete();
     if (cur.status === "publish" && termIds.length > 0) await this.e.terms.recountIn(termIds);
+    this.e.recordChange(deletedPostChange({ ...cur, id }, this.e.now()));
   }
 
   // ------------------------------------------------------------------ reads

@@ -20,6 +20,8 @@ export type ArgDescription = Record<string, unknown> & { required: boolean };
 
 export interface EndpointDescription {
   methods: string[];
+  /** Present only on endpoints that take batch sub-requests (WordPress shows the route's `allow_batch` option as it is). */
+  allow_batch?: { v1: true };
   /** `[]` when the endpoint has no args: WordPress encodes the empty PHP array as a JSON list. */
   args: Record<string, ArgDescription> | [];
 }
@@ -58,7 +60,13 @@ export async function describeRoute(route: RouteEntry, req: RestRequest): Promis
     for (const method of endpoint.methods) if (!methods.includes(method)) methods.push(method);
     const args: Record<string, ArgDescription> = {};
     for (const [name, spec] of endpoint.args) args[name] = await describeArg(spec, req);
-    endpoints.push({ methods: [...endpoint.methods], args: Object.keys(args).length > 0 ? args : [] });
+    const shownArgs: EndpointDescription["args"] = Object.keys(args).length > 0 ? args : [];
+    // Key order as WordPress's: methods, allow_batch, args.
+    endpoints.push(
+      endpoint.spec.allowBatch === true
+        ? { methods: [...endpoint.methods], allow_batch: { v1: true }, args: shownArgs }
+        : { methods: [...endpoint.methods], args: shownArgs },
+    );
   }
   const description: RouteDescription = { namespace: route.namespace, methods, endpoints };
   if (!hasPlaceholders(route.pattern)) description._links = { self: [{ href: req.urls.route(route.pattern.source) }] };

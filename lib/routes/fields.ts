@@ -7,7 +7,7 @@
 import { wpParseList } from "./coerce";
 import { isPlainObject } from "./json";
 
-type FieldTree = { [name: string]: FieldTree | true };
+export type FieldTree = { [name: string]: FieldTree | true };
 
 /** The `_fields` value (comma/space separated string or list) → a tree of wanted names; `undefined` when empty. */
 export function parseFields(value: unknown): FieldTree | undefined {
@@ -34,6 +34,26 @@ export function parseFields(value: unknown): FieldTree | undefined {
     if (!covered) node[last] = true;
   }
   return tree;
+}
+
+/**
+ * Whether a body filtered by `tree` can still show anything at the dotted
+ * `path` (`venue`, `events.venue.city`), so that a route may skip building
+ * what the filter would drop. No tree: everything is shown. A path under a
+ * name wanted whole is shown; a name of which only members are wanted is
+ * shown in part (a list there is emptied by the filter, which stays exact
+ * when the route builds it anyway).
+ */
+export function fieldWanted(tree: FieldTree | undefined, path: string): boolean {
+  if (tree === undefined) return true;
+  let node: FieldTree = tree;
+  for (const part of path.split(".")) {
+    const next: FieldTree | true | undefined = node[part];
+    if (next === undefined) return false;
+    if (next === true) return true;
+    node = next;
+  }
+  return true;
 }
 
 function pick(value: Record<string, unknown>, tree: FieldTree): Record<string, unknown> {

@@ -5,7 +5,8 @@
  * carries (rest-conventions §6, §9).
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
-import { RestError, internalServerError } from "./errors";
+import { composedHeader, entityTag, ifMatchPasses, noneMatchFinds, notModified, parseTagList, preconditionFailed } from "./conditional";
+import { RestError, internalServerError, isRestError } from "./errors";
 import { filterFields, parseFields } from "./fields";
 import { isPlainObject } from "./json";
 import { decodeBody, parseBracketString, rawQueryString, type BodySources, type ParamMap } from "./params";
@@ -16,9 +17,10 @@ import type { BuiltAnswer } from "./answer-store";
 import type { RestServer } from "./server";
 import { restRouteUrls, restUrls, type RestUrls } from "./urls";
 
-/** Headers browsers may read cross-origin: WordPress's pagination trio plus calpress's count pair. */
-export const EXPOSED_HEADERS = "X-WP-Total, X-WP-TotalPages, Link, X-CAL-Total, X-CAL-TotalPages";
-export const ALLOWED_REQUEST_HEADERS = "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type";
+/** Headers browsers may read cross-origin: WordPress's pagination trio, calpress's count pair and the ETag (for `If-Match`). */
+export const EXPOSED_HEADERS = "X-WP-Total, X-WP-TotalPages, Link, X-CAL-Total, X-CAL-TotalPages, ETag";
+/** WordPress's list plus the two conditional request headers (not CORS-safelisted: a preflight must allow them). */
+export const ALLOWED_REQUEST_HEADERS = "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, If-Match, If-None-Match";
 export const CORS_METHODS = "OPTIONS, GET, POST, PUT, PATCH, DELETE";
 /** WordPress `wp_get_nocache_headers()`. */
 export const NO_CACHE_HEADERS: Readonly<Record<string, string>> = {
@@ -72,6 +74,7 @@ function own(map: Readonly<ParamMap>, name: string): unknown {
 }
 
 interface SendContext {
+  server: RestServer;
   query: ParamMap;
   urls: RestUrls;
   realMethod: string;
@@ -84,7 +87,7 @@ function echoableOrigin(origin: string | undefined): string | undefined {
   return origin !== undefined && /^[\x21-\x7e]+$/.test(origin) ? origin : undefined;
 }
 
-function serialize(server: RestServer, outcome: Outcome, ctx: SendContext): { status: number; headers: Record<string, string>; body: string } {
+function serialize(server: RestServer, outcome: Outcome, ctx: SendContext): { status: number; headers: Record<string, string>; body: string; contentType?: string } {
   let status = outcome.status;
   let data = outcome.data;
   let headers = outcome.headers;
@@ -92,6 +95,8 @@ function serialize(server: RestServer, outcome: Outcome, ctx: SendContext): { st
   const params: Readonly<ParamMap> = outcome.request?.params ?? ctx.query;
   const pretty = own(params, "_pretty") !== undefined && own(params, "_pretty") !== null;
   try {
+    // A raw body (`rawResponse`) is sent as it is; `_envelope` still answers JSON, with the text as its body.
+    if (outcome.raw !== undefined && own(ctx.query, "_envelope") === undefined) return { status, headers, body: String(data), contentType: outcome.raw.contentType };
     if (status < 400) {
       const fields = parseFields(own(params, "_fields"));
       if (fields) data = filterFields(data, fields);
@@ -112,10 +117,10 @@ function serialize(server: RestServer, outcome: Outcome, ctx: SendContext): { st
  * The answer as status, headers and body: everything but the socket, so that
  * the response cache can keep it and write it again.
  */
-function compose(server: RestServer, req: Request, outcome: Outcome, ctx: SendContext): ComposedResponse {
-  const { status, headers: routeHeaders, body } = serialize(server, outcome, ctx);
+function compose(server: RestServer, req: Request, outcome: Outcome, ctx: SendContext, privateAnswer = false): ComposedResponse {
+  const { status, headers: routeHeaders, body, contentType } = serialize(server, outcome, ctx);
   const headers: [string, string][] = [
-    ["Content-Type", "application/json; charset=UTF-8"],
+    ["Content-Type", contentType ?? "application/json; charset=UTF-8"],
     ["X-Robots-Tag", "noindex"],
     ["X-Content-Type-Options", "nosniff"],
     ["Access-Control-Expose-Headers", EXPOSED_HEADERS],
@@ -128,32 +133,124 @@ function compose(server: RestServer, req: Request, outcome: Outcome, ctx: SendCo
     else headers.push([name, value]);
   }
   headers.push(["Link", links.join(", ")]);
+  // Encoded once: a kept answer is then written as it is, without encoding it again per request.
+  const bytes = Buffer.from(body);
+  const reading = ctx.method === "GET" || ctx.method === "HEAD";
+  // The tag of what a GET shows (conditional.ts), kept with the answer by the response cache and the answer store.
+  if (reading && outcome.status === 200) headers.push(["ETag", entityTag(status, contentType ?? "", routeHeaders, bytes)]);
 
   // CORS as WordPress `rest_send_cors_headers()`.
   const origin = echoableOrigin(req.get("origin"));
   if (origin !== undefined) {
-    headers.push(["Access-Control-Allow-Origin", origin], ["Access-Control-Allow-Methods", CORS_METHODS], ["Access-Control-Allow-Credentials", "true"], ["Vary", "Origin"]);
-  } else if (ctx.realMethod === "GET" && outcome.user === null) {
-    headers.push(["Vary", "Origin"]);
+    headers.push(["Access-Control-Allow-Origin", origin], ["Access-Control-Allow-Methods", CORS_METHODS], ["Access-Control-Allow-Credentials", "true"]);
   }
+  // What a GET shows depends on the credentials (drafts, Allow) and its CORS headers on the Origin.
+  if (reading) headers.push(["Vary", "Authorization, Origin"]);
+  else if (origin !== undefined) headers.push(["Vary", "Origin"]);
 
   // Authenticated answers must not be cached; nor 4xx answers to a header
   // method override, which an intermediary could otherwise cache for the
   // plain URL (WordPress `serve_request()`).
-  const noCache = outcome.user !== null || (ctx.headerOverride && status >= 400 && status < 500);
-  if (noCache) for (const [name, value] of Object.entries(NO_CACHE_HEADERS)) headers.push([name, value]);
+  const noCache = privateAnswer || outcome.user !== null || (ctx.headerOverride && status >= 400 && status < 500);
+  if (noCache) {
+    for (const [name, value] of Object.entries(NO_CACHE_HEADERS)) headers.push([name, value]);
+  } else if (reading) {
+    // Anonymous reads: `no-cache`, i.e. any cache may store the answer but
+    // must revalidate it before every use. Any write may change any answer
+    // at any moment and nothing can tell a cache so, so no freshness
+    // lifetime (max-age) would be honest; revalidation is cheap (a kept or
+    // stored answer's ETag is compared, and a 304 carries no body). It is
+    // safe even for a cache that ignores Vary: a 304 is only given when the
+    // bytes this request would get are the stored ones. A post password in
+    // the request unlocks content that must not sit in shared caches.
+    const params: Readonly<ParamMap> = outcome.request?.params ?? ctx.query;
+    headers.push(["Cache-Control", own(params, "password") !== undefined ? "no-cache, private" : "no-cache"]);
+  }
   // 204 and 304 have no body by definition.
-  // Encoded once: a kept answer is then written as it is, without encoding it again per request.
-  return { status, headers, body: status === 204 || status === 304 ? null : Buffer.from(body), noCache };
+  return { status, headers, body: status === 204 || status === 304 ? null : bytes, noCache };
+}
+
+/** A Vary value with `added`'s names appended, each name once (compared case-insensitively). */
+function mergeVary(existing: number | string | string[] | undefined, added: string): string {
+  const names = new Map<string, string>();
+  const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
+  for (const part of [...list, added].join(",").split(",")) {
+    const name = part.trim();
+    if (name !== "" && !names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
+  }
+  return [...names.values()].join(", ");
+}
+
+/**
+ * The preconditions of a GET or HEAD, evaluated on the answer it would get
+ * (RFC 9110 §13.2.2: only a 200 with its tag is affected): a failed
+ * `If-Match` is a 412; an `If-None-Match` that lists the current tag a 304.
+ */
+function readPreconditions(req: Request, response: ComposedResponse, ctx: SendContext): ComposedResponse {
+  if (response.status !== 200 || (ctx.method !== "GET" && ctx.method !== "HEAD")) return response;
+  const etag = composedHeader(response, "ETag");
+  if (etag === undefined) return response;
+  const ifMatch = parseTagList(req.get("if-match"));
+  if (ifMatch !== undefined && !ifMatchPasses(ifMatch, etag)) {
+    // The user is not known here; an answer that was private makes the refusal private too.
+    return compose(ctx.server, req, { status: 412, data: preconditionFailed().toJSON(), headers: {}, user: null }, ctx, response.noCache);
+  }
+  const ifNoneMatch = parseTagList(req.get("if-none-match"));
+  return ifNoneMatch !== undefined && noneMatchFinds(ifNoneMatch, etag) ? notModified(response) : response;
+}
+
+const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * The preconditions of a write (`If-Match`, and `If-None-Match` as RFC 9110
+ * §13.1.2 has it for unsafe methods) on a route that can also be read: the
+ * current tag is the one a GET of the same URL by the same user would carry
+ * now, found by dispatching that GET through the pipeline (no kept answer)
+ * and composing it as it would be sent. Costs nothing without the headers.
+ * Answers the authentication (asked once, for both requests) and, when a
+ * precondition fails, the 412 to send instead of running the write.
+ *
+ * Between this check and the write's own transaction another writer may
+ * still commit (the handlers open their transactions themselves, so the
+ * two cannot share one); the window is the few milliseconds of one GET,
+ * which narrows lost updates to truly simultaneous ones but does not rule
+ * them out.
+ */
+async function writePreconditions(
+  server: RestServer,
+  req: Request,
+  ctx: SendContext,
+  path: string,
+  auth: Authenticated | undefined,
+): Promise<{ auth: Authenticated | undefined; failed?: Outcome }> {
+  const ifMatch = parseTagList(req.get("if-match"));
+  const ifNoneMatch = parseTagList(req.get("if-none-match"));
+  if ((ifMatch === undefined && ifNoneMatch === undefined) || !UNSAFE_METHODS.has(ctx.method)) return { auth };
+  if (server.match(path, "GET").endpoint === undefined) return { auth };
+  const known = auth !== undefined ? auth : await server.settings.authenticate(req);
+  // Bad credentials are the write's own 401.
+  if (isRestError(known)) return { auth: known };
+  // The URL as it is read: a `?_method=` override is no part of it.
+  const query: ParamMap = { ...ctx.query };
+  delete query._method;
+  const readCtx: SendContext = { ...ctx, query, realMethod: "GET", method: "GET", headerOverride: false };
+  const current = await dispatch(server, { http: req, method: "GET", path, query, body: { json: {}, form: {} }, urls: ctx.urls, auth: known });
+  const etag = composedHeader(compose(server, req, current, readCtx), "ETag");
+  const holds = (ifMatch === undefined || ifMatchPasses(ifMatch, etag)) && (ifNoneMatch === undefined || !noneMatchFinds(ifNoneMatch, etag));
+  if (holds) return { auth: known };
+  return { auth: known, failed: { status: 412, data: preconditionFailed().toJSON(), headers: {}, user: known } };
 }
 
 function write(res: Response, response: ComposedResponse, ctx: SendContext): void {
   if (res.headersSent) return;
+  response = readPreconditions(res.req, response, ctx);
   res.status(response.status);
   for (const [name, value] of response.headers) {
     // A host middleware may have set Vary (compression): add to it.
-    if (name === "Vary") res.append(name, value);
-    else res.setHeader(name, value);
+    if (name === "Vary") {
+      const existing = res.getHeader(name);
+      res.setHeader(name, existing === undefined ? value : mergeVary(existing, value));
+    } else res.setHeader(name, value);
   }
   if (response.noCache) res.removeHeader("Last-Modified");
   if (response.body === null) {
@@ -204,12 +301,14 @@ async function handleHttp(server: RestServer, req: Request, res: Response, readB
     method = headerMethod.trim().toUpperCase();
     headerOverride = true;
   }
-  const ctx: SendContext = { query, urls, realMethod, method, headerOverride };
+  const ctx: SendContext = { server, query, urls, realMethod, method, headerOverride };
   const run = async (auth?: Authenticated): Promise<BuiltAnswer> => {
     let outcome: Outcome;
     try {
       const body = await readBody(req, res);
-      outcome = await dispatch(server, { http: req, method, path: normalizeRoutePath(rawPath), query, body, urls, auth });
+      const path = normalizeRoutePath(rawPath);
+      const checked = await writePreconditions(server, req, ctx, path, auth);
+      outcome = checked.failed ?? (await dispatch(server, { http: req, method, path, query, body, urls, auth: checked.auth }));
     } catch (err) {
       const error = err instanceof RestError ? err : internalServerError();
       if (!(err instanceof RestError)) server.settings.logger.error("REST request failed", err);
@@ -252,7 +351,8 @@ async function handleHttp(server: RestServer, req: Request, res: Response, readB
     return;
   }
   const answer = await cache.answer(
-    key,
+    // An endpoint may answer by the Accept header (the events list as iCalendar): kept answers are per Accept value.
+    `${key}\u0000${req.get("accept") ?? ""}`,
     () => cacheableEndpoint(server, rawPath, method),
     () => build(null),
     (response) => response.status === 200 && !response.noCache,

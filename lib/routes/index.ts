@@ -5,8 +5,9 @@
  */
 export * from "./types";
 export { RestError, isRestError, internalServerError, type ErrorData, type ErrorEnvelope, type ErrorItem } from "./errors";
-export { RestResponse, isRestResponse } from "./response";
+export { RestResponse, isRestResponse, rawResponse, type RawBody } from "./response";
 export type { RestRequest, RequestSources } from "./request";
+export { BATCH_ROUTE, MAX_BATCH_SIZE, type BatchSlot } from "./batch";
 export { RestServer, type CompiledEndpoint, type RouteEntry, type RouteKind, type RouteMatch, type ServerSettings } from "./server";
 export type { ParamSource, ParamMap } from "./params";
 export { BRACKET_PARSE_OPTIONS } from "./params";

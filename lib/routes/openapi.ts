@@ -42,7 +42,8 @@ export interface OpenApiParameter {
 
 export interface OpenApiResponse {
   description: string;
-  content?: { "application/json": { schema: JsonObject } };
+  /** Keyed by media type: `application/json` unless the route declared another (`ResponseDoc.mediaType`). */
+  content?: Record<string, { schema: JsonObject }>;
 }
 
 export interface OpenApiRequestBody {
@@ -114,7 +115,7 @@ function responses(declared: ResponsesDoc | undefined, fallback: Record<string, 
   const out: Record<string, OpenApiResponse> = {};
   for (const [status, doc] of Object.entries(declared ?? fallback)) {
     const response: OpenApiResponse = { description: doc.description };
-    if (doc.schema !== undefined) response.content = { "application/json": { schema: responseSchema(doc.schema) } };
+    if (doc.schema !== undefined) response.content = { [doc.mediaType ?? "application/json"]: { schema: responseSchema(doc.schema) } };
     out[status] = response;
   }
   return out;

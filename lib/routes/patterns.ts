@@ -36,7 +36,8 @@ export function compilePattern(source: string): RoutePattern {
     throw new Error(`Invalid route pattern ${source}: ${(err as Error).message}`);
   }
   const placeholders = [...source.matchAll(NAMED_GROUP_START)].map((m) => m[1] ?? "");
-  return { source, regex, placeholders, docPath: source.replace(NAMED_GROUP_DOC, "{$1}") };
+  // Escaped literals outside the groups (`/events\.ics`) are plain characters of the documented path.
+  return { source, regex, placeholders, docPath: source.replace(NAMED_GROUP_DOC, "{$1}").replace(/\\(.)/g, "$1") };
 }
 
 /** True when the documentation path still has a placeholder (such routes get no `_links.self`). */

@@ -11,10 +11,13 @@ import { describeRoute } from "./describe";
 import { RestError, internalServerError, isRestError } from "./errors";
 import type { BodySources, ParamMap } from "./params";
 import { ServerRequest } from "./request";
-import { isRestResponse } from "./response";
+import { isRestResponse, type RawBody } from "./response";
 import type { CompiledEndpoint, RestServer, RouteEntry } from "./server";
 import type { RestUrls } from "./urls";
 import { validateRequest } from "./validate-params";
+import { actingAs } from "../hooks/actor";
+
+const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 export interface DispatchInput {
   readonly http: ExpressRequest;
@@ -27,6 +30,8 @@ export interface DispatchInput {
   readonly urls: RestUrls;
   /** The authenticator's answer when the caller already asked it (the response cache does); else dispatch asks. */
   readonly auth?: Authenticated;
+  /** The request's own headers (lower-case names) when they are not the HTTP request's: batch sub-requests. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export type Authenticated = CurrentUser | null | RestError;
@@ -40,6 +45,8 @@ export interface Outcome {
   user: CurrentUser | null;
   /** The request, once a route matched (for `_fields`/`_pretty` from any parameter source). */
   request?: ServerRequest;
+  /** Set when `data` is text to send as it is (`rawResponse`), not JSON. */
+  raw?: RawBody;
 }
 
 function errorOutcome(error: RestError, user: CurrentUser | null, request?: ServerRequest): Outcome {
@@ -55,7 +62,7 @@ export function forbidden(user: CurrentUser | null): RestError {
   return new RestError("rest_forbidden", "Sorry, you are not allowed to do that.", user ? 403 : 401);
 }
 
-async function checkPermission(endpoint: CompiledEndpoint, req: ServerRequest): Promise<true | RestError> {
+export async function checkPermission(endpoint: CompiledEndpoint, req: ServerRequest): Promise<true | RestError> {
   const permission = endpoint.spec.permission;
   if (permission === "public") return true;
   const result = await permission(req);
@@ -69,14 +76,14 @@ async function permits(endpoint: CompiledEndpoint, req: ServerRequest): Promise<
   return permission === "public" || (await permission(req)) === true;
 }
 
-type PermissionCache = Map<CompiledEndpoint, boolean>;
+export type PermissionCache = Map<CompiledEndpoint, boolean>;
 
 /**
  * The `Allow` header: the route's methods whose permission passes for this
  * user and request, in declaration order (WordPress `rest_send_allow_header()`
  * runs every endpoint's permission callback the same way).
  */
-async function allowedMethods(server: RestServer, route: RouteEntry, req: ServerRequest, cache: PermissionCache): Promise<string[]> {
+export async function allowedMethods(server: RestServer, route: RouteEntry, req: ServerRequest, cache: PermissionCache): Promise<string[]> {
   const allowed = new Map<string, boolean>();
   for (const endpoint of route.endpoints) {
     let ok = cache.get(endpoint);
@@ -96,7 +103,7 @@ async function allowedMethods(server: RestServer, route: RouteEntry, req: Server
 
 function handlerOutcome(result: unknown, req: ServerRequest): Outcome {
   if (isRestError(result)) return errorOutcome(result, req.user, req);
-  if (isRestResponse(result)) return { status: result.status, data: result.data, headers: { ...result.headers }, user: req.user, request: req };
+  if (isRestResponse(result)) return { status: result.status, data: result.data, headers: { ...result.headers }, user: req.user, request: req, raw: result.raw };
   return { status: 200, data: result, headers: {}, user: req.user, request: req };
 }
 
@@ -107,7 +114,8 @@ async function runEndpoint(req: ServerRequest, endpoint: CompiledEndpoint, cache
   const permission = await checkPermission(endpoint, req);
   cache.set(endpoint, permission === true);
   if (permission !== true) return errorOutcome(permission, req.user, req);
-  const result: unknown = await endpoint.spec.handler(req);
+  // Writes run as their user, so the changes they record name who made them (lib/hooks/actor.ts); reads skip the context.
+  const result: unknown = await (READ_METHODS.has(req.method) ? endpoint.spec.handler(req) : actingAs(req.user?.id ?? null, () => endpoint.spec.handler(req)));
   return handlerOutcome(result, req);
 }
 
@@ -122,6 +130,7 @@ function newRequest(input: DispatchInput, user: CurrentUser | null, route: Route
     query: input.query,
     body: input.body,
     pathParams,
+    headers: input.headers,
   });
 }
 

@@ -5,6 +5,7 @@
 import type { Request as ExpressRequest } from "express";
 import type { CurrentUser } from "../users/types";
 import type { RestError } from "./errors";
+import { fieldWanted, parseFields, type FieldTree } from "./fields";
 import { isAbsent } from "./json";
 import { BODY_METHODS, PARAM_SOURCES, type BodySources, type ParamMap, type ParamSource } from "./params";
 import type { ArgSpec } from "./types";
@@ -56,6 +57,14 @@ export interface RestRequest<P extends object = Record<string, unknown>> {
    * is reused only while none of them changed.
    */
   dependsOn(...tags: number[]): void;
+  /**
+   * Whether the answer's `_fields` filter (rest-conventions §9) keeps
+   * anything at this dotted path of a successful JSON body (`venue`,
+   * `events.venue.city`); always true without `_fields`. Lets a handler skip
+   * loading what would be filtered out: the filtered answer stays the same.
+   * Not for raw (non-JSON) answers, which are never filtered.
+   */
+  wantsField(path: string): boolean;
 }
 
 function own(map: Readonly<ParamMap>, name: string): unknown {
@@ -72,6 +81,12 @@ export interface RequestInit {
   query: ParamMap;
   body: BodySources;
   pathParams: ParamMap;
+  /**
+   * The request's own headers (names lower case, `-` not `_`), when they are not the HTTP
+   * request's: a batch sub-request carries only those its entry lists
+   * (WordPress `set_headers()`).
+   */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** The server's implementation of RestRequest; the pipeline also writes validated values into it. */
@@ -88,6 +103,7 @@ export class ServerRequest implements RestRequest {
   readonly jsonError: RestError | undefined;
   /** The cache tags named by `dependsOn`. */
   readonly dependencies = new Set<number>();
+  private readonly ownHeaders: Readonly<Record<string, string>> | undefined;
 
   constructor(init: RequestInit) {
     this.http = init.http;
@@ -97,6 +113,7 @@ export class ServerRequest implements RestRequest {
     this.user = init.user;
     this.urls = init.urls;
     this.jsonError = init.body.jsonError;
+    this.ownHeaders = init.headers;
     this.sources = {
       json: init.body.json,
       body: BODY_METHODS.has(init.method) ? init.body.form : {},
@@ -120,6 +137,14 @@ export class ServerRequest implements RestRequest {
    */
   dependsOn(...tags: number[]): void {
     for (const tag of tags) this.dependencies.add(tag);
+  }
+
+  /** The parsed `_fields` (from any source, as the response filter reads it); null: no filter. Parsed on first use. */
+  private fieldTree: FieldTree | null | undefined;
+
+  wantsField(path: string): boolean {
+    if (this.fieldTree === undefined) this.fieldTree = parseFields(own(this.params, "_fields")) ?? null;
+    return fieldWanted(this.fieldTree ?? undefined, path);
   }
 
   async applyDefaults(args: readonly (readonly [string, ArgSpec])[]): Promise<void> {
@@ -157,6 +182,11 @@ export class ServerRequest implements RestRequest {
   }
 
   header(name: string): string | undefined {
+    if (this.ownHeaders !== undefined) {
+      // WordPress canonicalises header names: case and `-`/`_` do not matter.
+      const key = name.toLowerCase().replace(/_/g, "-");
+      return Object.prototype.hasOwnProperty.call(this.ownHeaders, key) ? this.ownHeaders[key] : undefined;
+    }
     return this.http.get(name);
   }
 }

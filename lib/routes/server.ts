@@ -5,6 +5,7 @@
  */
 import type { RequestHandler, Router } from "express";
 import type Ajv from "ajv";
+import { BATCH_ROUTE, batchEndpoint } from "./batch";
 import { createRestRouteMiddleware, createRestRouter } from "./http";
 import { namespaceIndexArgs, namespaceIndexEndpoint, siteIndexEndpoint } from "./index-routes";
 import type { ParamMap } from "./params";
@@ -115,6 +116,8 @@ export class RestServer {
     };
     this.answerStore = options.answerStore;
     this.addRoute("", "/", "site-index", [{ spec: siteIndexEndpoint(this), commonArgs: {} }]);
+    // Second in the table, outside every namespace, as WordPress registers it in its server's constructor.
+    this.addRoute("", BATCH_ROUTE, "route", [{ spec: batchEndpoint(this), commonArgs: {} }]);
   }
 
   /**
@@ -156,7 +159,7 @@ export class RestServer {
 
   /**
    * Adds args to every endpoint of a namespace (or, without `namespace`, of
-   * every namespace; never to the REST root route). They appear in every
+   * every namespace; never to the REST root or batch routes). They appear in every
    * endpoint's args in the index and are validated like its own. An endpoint's
    * own arg of the same name wins.
    */
@@ -241,7 +244,8 @@ export class RestServer {
   }
 
   private globalArgsFor(route: TableRoute): [string, ArgSpec][] {
-    if (route.kind === "site-index") return [];
+    // Routes outside every namespace (the REST root, `/batch/v1`) take no global args.
+    if (route.kind === "site-index" || route.namespace === "") return [];
     const out: [string, ArgSpec][] = [];
     for (const group of this.globalArgs) {
       if (group.namespace !== undefined && group.namespace !== route.namespace) continue;

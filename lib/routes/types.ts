@@ -124,6 +124,8 @@ export interface ResponseDoc {
    * of it; or any OpenAPI schema object.
    */
   readonly schema?: string | JsonObject;
+  /** The media type the schema describes (default `application/json`), e.g. `text/calendar` for a `rawResponse`. */
+  readonly mediaType?: string;
 }
 /** Keyed by status (`"200"`, `"201"`, `"404"`). */
 export type ResponsesDoc = Readonly<Record<string, ResponseDoc>>;
@@ -164,6 +166,12 @@ export interface RestEndpoint<P extends object = Record<string, unknown>> {
    * URL and the tagged data (not the clock).
    */
   readonly store?: boolean;
+  /**
+   * The endpoint may be called inside a `POST /batch/v1` request (WordPress
+   * `allow_batch => array( 'v1' => true )`). Off by default, as in WordPress:
+   * a sub-request to an endpoint without it answers `rest_batch_not_allowed`.
+   */
+  readonly allowBatch?: boolean;
 }
 
 export interface RouteOptions {

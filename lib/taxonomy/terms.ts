@@ -1,3 +1,4 @@
+import { termChange } from "../hooks/journal";
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
 import type { Engine } from "../engine";
@@ -89,6 +90,12 @@ export class Terms implements TermsApi {
 
   /** @internal */
   async createIn(input: TermInput): Promise<Term> {
+    const term = await this.insertIn(input);
+    this.e.recordChange(termChange("created", term, this.e.now()));
+    return term;
+  }
+
+  private async insertIn(input: TermInput): Promise<Term> {
     const tax = this.e.registry.taxonomy(input.taxonomy);
     const name = this.checkName(input.name);
     const language = input.language ?? (await this.e.options.defaultLanguage());
@@ -188,7 +195,9 @@ export class Terms implements TermsApi {
       const result = await attemptUnique(this.k, this.e.dialect, (k) => k("terms").where({ id }).update(changes));
       if (!result.ok) throw new EngineError("duplicate_term_slug", `The slug "${changes.slug ?? cur.slug}" is already in use by another term.`, { slug: changes.slug ?? cur.slug });
     }
-    return rowToTerm({ ...cur, ...changes });
+    const updated = rowToTerm({ ...cur, ...changes });
+    this.e.recordChange(termChange("updated", updated, this.e.now()));
+    return updated;
   }
 
   /** @internal */
@@ -198,7 +207,9 @@ export class Terms implements TermsApi {
     await this.k("terms").where({ taxonomy: cur.taxonomy, parent: id }).update({ parent: cur.parent });
     await this.k("term_relationships").where({ term_id: id }).delete();
     await this.k("terms").where({ id }).delete();
-    return rowToTerm(cur);
+    const deleted = rowToTerm(cur);
+    this.e.recordChange(termChange("deleted", deleted, this.e.now()));
+    return deleted;
   }
 
   /**

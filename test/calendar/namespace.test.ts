@@ -11,6 +11,8 @@ const ROUTES = [
   "/calendar/events/v1",
   "/calendar/events/v1/doc",
   "/calendar/events/v1/events",
+  // calpress's iCalendar feed (test/calendar/ical.test.ts), registered right after the list.
+  "/calendar/events/v1/events\\.ics",
   "/calendar/events/v1/events/(?P<id>\\d+)",
   "/calendar/events/v1/events/by-slug/(?P<slug>[^/]+)",
   "/calendar/events/v1/venues",

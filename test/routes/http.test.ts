@@ -22,14 +22,15 @@ describe("routes: HTTP behaviours", () => {
         expect(res.headers.get("x-content-type-options")).to.equal("nosniff");
         expect(res.headers.get("link")?.startsWith(`<${app.root}>; rel="https://api.w.org/"`)).to.equal(true);
         const exposed = (res.headers.get("access-control-expose-headers") ?? "").split(", ");
-        expect(exposed).to.include.members(["X-WP-Total", "X-WP-TotalPages", "Link", "X-CAL-Total", "X-CAL-TotalPages"]);
-        expect(res.headers.get("access-control-allow-headers")).to.equal("Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type");
+        expect(exposed).to.include.members(["X-WP-Total", "X-WP-TotalPages", "Link", "X-CAL-Total", "X-CAL-TotalPages", "ETag"]);
+        expect(res.headers.get("access-control-allow-headers")).to.equal("Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, If-Match, If-None-Match");
       }
     });
 
-    it("no-cache headers only when the request is authenticated", async () => {
+    it("WordPress's no-cache headers only when the request is authenticated; anonymous reads revalidate", async () => {
       const anon = await call(app, ns("/items"));
-      expect(anon.headers.get("cache-control")).to.equal(null);
+      expect(anon.headers.get("cache-control")).to.equal("no-cache");
+      expect(anon.headers.get("expires")).to.equal(null);
       const admin = await call(app, ns("/items"), { as: "admin" });
       expect(admin.headers.get("cache-control")).to.equal("no-cache, must-revalidate, max-age=0, no-store, private");
       expect(admin.headers.get("expires")).to.equal("Wed, 11 Jan 1984 05:00:00 GMT");
@@ -45,11 +46,12 @@ describe("routes: HTTP behaviours", () => {
       expect(res.headers.get("vary")).to.contain("Origin");
     });
 
-    it("without Origin only anonymous GETs get Vary: Origin", async () => {
-      expect((await call(app, ns("/items"))).headers.get("vary")).to.equal("Origin");
+    it("without Origin, GETs get Vary: Authorization, Origin and writes no Vary", async () => {
+      expect((await call(app, ns("/items"))).headers.get("vary")).to.equal("Authorization, Origin");
       expect((await call(app, ns("/items"))).headers.get("access-control-allow-origin")).to.equal(null);
-      expect((await call(app, ns("/items"), { as: "admin" })).headers.get("vary")).to.equal(null);
+      expect((await call(app, ns("/items"), { as: "admin" })).headers.get("vary")).to.equal("Authorization, Origin");
       expect((await call(app, ns("/echo"), { method: "POST", json: {} })).headers.get("vary")).to.equal(null);
+      expect((await call(app, ns("/echo"), { method: "POST", json: {}, headers: { Origin: "https://app.example" } })).headers.get("vary")).to.equal("Origin");
     });
 
     it("answers a preflight OPTIONS", async () => {
@@ -190,7 +192,7 @@ describe("routes: HTTP behaviours", () => {
       expect(query.headers.get("cache-control")).to.equal(null);
       const ok = await call(app, ns("/items"), { method: "POST", headers: { "X-HTTP-Method-Override": "GET" } });
       expect(ok.status).to.equal(200);
-      expect(ok.headers.get("cache-control")).to.equal(null);
+      expect(ok.headers.get("cache-control")).to.equal("no-cache");
     });
   });
 

@@ -31,7 +31,8 @@ describe("routes: index routes", () => {
       authentication: {},
     });
     const routes = obj(body.routes);
-    expect(Object.keys(routes).slice(0, 3)).to.deep.equal(["/", "/test/v1", "/test/v1/items"]);
+    // `/batch/v1` comes second, as WordPress registers it with the root route (test/routes/batch.test.ts).
+    expect(Object.keys(routes).slice(0, 4)).to.deep.equal(["/", "/batch/v1", "/test/v1", "/test/v1/items"]);
     expect(routes["/"]).to.deep.equal({
       namespace: "",
       methods: ["GET"],
@@ -146,11 +147,13 @@ describe("routes: index routes", () => {
     server.addGlobalArgs({ everywhere: { type: "boolean" } });
     server.registerRoute("b/v1", "/late", { methods: "GET", permission: "public", handler: () => null });
     const routes = server.getRoutes();
-    expect(routes.map((r) => r.pattern.source)).to.deep.equal(["/", "/a/v1", "/a/v1/bare", "/b/v1", "/b/v1/late"]);
+    expect(routes.map((r) => r.pattern.source)).to.deep.equal(["/", "/batch/v1", "/a/v1", "/a/v1/bare", "/b/v1", "/b/v1/late"]);
     expect(routes[0]?.endpoints[0]?.args.map(([name]) => name)).to.deep.equal(["context"]);
-    expect(routes[1]?.endpoints[0]?.args.map(([name]) => name)).to.deep.equal(["namespace", "context", "extra", "everywhere"]);
-    expect(routes[2]?.endpoints[0]?.args.map(([name]) => name)).to.deep.equal(["everywhere"]);
-    expect(routes[4]?.endpoints[0]?.args.map(([name]) => name)).to.deep.equal(["everywhere"]);
+    // Outside every namespace, like the root: no global args.
+    expect(routes[1]?.endpoints[0]?.args.map(([name]) => name)).to.deep.equal(["validation", "requests"]);
+    expect(routes[2]?.endpoints[0]?.args.map(([name]) => name)).to.deep.equal(["namespace", "context", "extra", "everywhere"]);
+    expect(routes[3]?.endpoints[0]?.args.map(([name]) => name)).to.deep.equal(["everywhere"]);
+    expect(routes[5]?.endpoints[0]?.args.map(([name]) => name)).to.deep.equal(["everywhere"]);
   });
 
   it("an endpoint without args is described with args []", async () => {

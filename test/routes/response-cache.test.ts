@@ -99,7 +99,7 @@ describe("REST response cache", () => {
     const third = await json(`${h.base}/count`);
     expect(third.body.build).to.equal(2);
     expect(third.headers.get("content-type")).to.equal("application/json; charset=UTF-8");
-    expect(third.headers.get("vary")).to.equal("Origin");
+    expect(third.headers.get("vary")).to.equal("Authorization, Origin");
     expect(third.headers.get("link")).to.contain('rel="https://api.w.org/"');
     h.setRevision("r2");
     expect((await json(`${h.base}/count`)).body.build).to.equal(3);

@@ -20,6 +20,7 @@ import { planImage } from "../linked-posts/image";
 import { nonEmptyString, requestLanguage } from "../shared/args";
 import { eventTimeFields, nowOf, parseEventDate, type DateValue } from "./dates";
 import { findEventBySlug, PlannedImage } from "./operations";
+import { addressedEventRelations } from "./relations";
 import { REQUIRED_ON_CREATE, WRITE_FIELDS, WRITE_RULES, type WriteField } from "./rules";
 
 interface FieldDoc {
@@ -179,7 +180,7 @@ export function eventBySlugForRequest(engine: EngineApi, req: RestRequest, slug:
   const key = `${language}\u0000${slug}`;
   let found = map.get(key);
   if (!found) {
-    found = findEventBySlug(engine, slug, language);
+    found = findEventBySlug(engine, slug, language, addressedEventRelations(req));
     map.set(key, found);
   }
   return found;

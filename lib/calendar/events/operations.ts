@@ -161,10 +161,15 @@ export function readableEvent(engine: EngineApi, post: LoadedPost | undefined, i
  * any status but trash (trashed slugs carry `__trashed`), language L first,
  * lowest ID when several share it.
  */
-export async function findEventBySlug(engine: EngineApi, slug: string, language?: string): Promise<LoadedPost | undefined> {
+export async function findEventBySlug(
+  engine: EngineApi,
+  slug: string,
+  language?: string,
+  withRel: NonNullable<PostQuery["with"]> = EVENT_RELATIONS,
+): Promise<LoadedPost | undefined> {
   const normalised = sanitizeTitle(slug);
   if (normalised === "") return undefined;
-  return engine.posts.getBySlug(EVENT, normalised, { language, withRel: EVENT_RELATIONS });
+  return engine.posts.getBySlug(EVENT, normalised, { language, withRel });
 }
 
 export async function getEventBySlug(
@@ -218,6 +223,8 @@ export async function listEvents(
     language?: string;
     /** The request, when the route calls: filters its argument validation already resolved are not looked up again. */
     scope?: object;
+    /** What to load the events with (default EVENT_RELATIONS; `{}` none), see ./relations.ts. */
+    relations?: NonNullable<PostQuery["with"]>;
   } = {},
 ): Promise<EventListResult> {
   const language = opts.language ?? (await engine.options.defaultLanguage());
@@ -239,7 +246,7 @@ export async function listEvents(
       orderBy: [{ field: "start_local", dir: "asc" }],
       page,
       perPage,
-      with: EVENT_RELATIONS,
+      with: opts.relations ?? EVENT_RELATIONS,
     },
     echo: {},
   };

@@ -17,7 +17,20 @@ export interface RecordContext {
   password: string | undefined;
   /** Single reads add `json_ld`; lists, creates, updates and deletes do not. */
   single: boolean;
+  /** Events: add `json_ld` although this is a list (the list's `json_ld=1`). */
+  jsonLd?: boolean;
+  /**
+   * Whether the answer's `_fields` keeps this member of the record (see
+   * `RestRequest.wantsField`); absent: every member. Members it drops need
+   * not be built (any value would do, the filter removes it).
+   */
+  wants?: (member: string) => boolean;
   related: Related;
+}
+
+/** `ctx.wants`, every member when the context has no selection. */
+export function wanted(ctx: Pick<RecordContext, "wants">, member: string): boolean {
+  return ctx.wants === undefined || ctx.wants(member);
 }
 
 /** Batch-loaded neighbours of a page of records: no query per record. */

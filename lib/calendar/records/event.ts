@@ -3,7 +3,7 @@ import { plainText } from "../../format/text";
 import { dateDetails, isoWithOffset, timezoneAbbrAt, utcSqlMillis, zoneForLuxon } from "../../dates/format";
 import { CATEGORY, ORGANIZER_LINK, TAG, VENUE_LINK } from "../post-types";
 import { formatCost, normaliseCostInput } from "../cost";
-import type { Json, JsonObject, RecordContext } from "./context";
+import { wanted, type Json, type JsonObject, type RecordContext } from "./context";
 import { globalIds, postHeader, renderedTexts, str } from "./common";
 import { imageRecord } from "./image";
 import { embeddedTermRecord } from "./term";
@@ -34,18 +34,20 @@ export function eventRecord(post: LoadedPost, ctx: RecordContext): JsonObject {
   const cost = formatCost(storedCost(f.cost));
   const url = postUrl(ctx.home, post);
 
-  const terms = (taxonomy: string): Json[] =>
-    (post.termIds?.[taxonomy] ?? [])
+  // Members the answer's `_fields` drops are left empty: building them is the costly part of a record.
+  const withJsonLd = (ctx.single || ctx.jsonLd === true) && isPublicPage(post) && wanted(ctx, "json_ld");
+  const terms = (taxonomy: string, member: string): Json[] =>
+    !wanted(ctx, member) ? [] : (post.termIds?.[taxonomy] ?? [])
       .map((id) => ctx.related.terms.get(id))
       .filter((t) => t !== undefined)
       .map((t) => embeddedTermRecord(t, ctx));
 
   const linked = (relation: string): LoadedPost[] =>
     (post.links?.[relation] ?? []).map((id) => ctx.related.posts.get(id)).filter((p): p is LoadedPost => p !== undefined);
-  // Embedded records never carry their own JSON-LD: the event's has them.
-  const embedCtx: RecordContext = { ...ctx, single: false };
-  const venues = linked(VENUE_LINK).map((v) => embeddedRecord(v, embedCtx, venueRecord));
-  const organizers = linked(ORGANIZER_LINK).map((o) => embeddedRecord(o, embedCtx, organizerRecord));
+  // Embedded records never carry their own JSON-LD (the event's has them), and are whole (they are shared).
+  const embedCtx: RecordContext = { ...ctx, single: false, jsonLd: false, wants: undefined };
+  const venues = wanted(ctx, "venue") || withJsonLd ? linked(VENUE_LINK).map((v) => embeddedRecord(v, embedCtx, venueRecord)) : [];
+  const organizers = wanted(ctx, "organizer") || withJsonLd ? linked(ORGANIZER_LINK).map((o) => embeddedRecord(o, embedCtx, organizerRecord)) : [];
 
   const record: JsonObject = {
     id: post.id,
@@ -76,13 +78,13 @@ export function eventRecord(post: LoadedPost, ctx: RecordContext): JsonObject {
     hide_from_listings: f.hide_from_listings === true,
     sticky: f.sticky === true,
     featured: f.featured === true,
-    categories: terms(CATEGORY),
-    tags: terms(TAG),
+    categories: terms(CATEGORY, "categories"),
+    tags: terms(TAG, "tags"),
     venue: venues.length === 0 ? [] : venues.length === 1 ? venues[0] : venues,
     organizer: organizers,
     custom_fields: [],
   };
-  if (ctx.single && isPublicPage(post)) record.json_ld = eventJsonLd(post, record, zone);
+  if (withJsonLd) record.json_ld = eventJsonLd(post, record, zone);
   return hasContentAccess(post, ctx) ? record : maskProtected(record);
 }
 
@@ -119,10 +121,12 @@ function eventJsonLd(post: LoadedPost, record: JsonObject, zone: string): JsonOb
   ld.performer = "Organization";
   const details = record.cost_details as JsonObject;
   const values = Array.isArray(details.values) ? details.values : [];
-  if (values.length > 0) {
+  // calpress addition: a cost that only says the event is free ("Free", "Free entry") is an offer at price 0.
+  const price = values.length > 0 ? str(values[0]) : isFreeText(str(record.cost)) ? "0" : undefined;
+  if (price !== undefined) {
     ld.offers = {
       "@type": "Offer",
-      price: str(values[0]),
+      price,
       priceCurrency: str(details.currency_code) || "USD",
       url: str(record.url),
       category: "primary",
@@ -131,6 +135,13 @@ function eventJsonLd(post: LoadedPost, record: JsonObject, zone: string): JsonOb
     };
   }
   return ld;
+}
+
+/** Words that say "free" in the site languages (nl, en, fi, fr, de, it, no). */
+const FREE_WORDS = /(?:^|[^\p{L}])(?:free|gratis|gratuit|gratuite|gratuito|gratuita|kostenlos|ilmainen|vapaa pääsy|entrée libre|ingresso libero)(?:$|[^\p{L}])/iu;
+
+function isFreeText(cost: string): boolean {
+  return cost !== "" && FREE_WORDS.test(cost);
 }
 
 function firstWords(text: string, n: number): string {

@@ -10,12 +10,17 @@ import { emptyRelated, Related } from "./context";
  * Loads, in a fixed handful of queries whatever the page size, what the
  * records of a page of events, venues or organizers embed: terms, linked
  * venues/organizers the user may read, and featured images.
+ *
+ * Terms and links are those the posts were loaded with (a record that shows
+ * none is read without them); `images: false` skips the posts' own featured
+ * images, which the answer does not show.
  */
 export async function loadRelated(
   engine: EngineApi,
   posts: LoadedPost[],
   user: CurrentUser | null,
   language?: string,
+  opts: { images?: boolean } = {},
 ): Promise<Related> {
   const related = emptyRelated();
   if (posts.length === 0) return related;
@@ -54,7 +59,7 @@ export async function loadRelated(
   if (language) await substituteTranslations(engine, related, user, language);
 
   const imageIds = new Set<number>();
-  for (const p of [...posts, ...related.posts.values()]) {
+  for (const p of [...(opts.images === false ? [] : posts), ...related.posts.values()]) {
     const id = Number(p.fields.image_id);
     if (Number.isInteger(id) && id > 0) imageIds.add(id);
   }

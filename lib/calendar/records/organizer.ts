@@ -1,6 +1,6 @@
 import type { LoadedPost } from "../../posts/types";
 import { plainText } from "../../format/text";
-import type { JsonObject, RecordContext } from "./context";
+import { wanted, type JsonObject, type RecordContext } from "./context";
 import { globalIds, omitEmpty, postHeader, renderedTexts, str } from "./common";
 import { imageRecord } from "./image";
 import { hasContentAccess, isPublicPage } from "./access";
@@ -21,7 +21,7 @@ export function organizerRecord(post: LoadedPost, ctx: RecordContext): JsonObjec
     email: str(f.email),
     ...globalIds(post, ctx),
   };
-  if (ctx.single && isPublicPage(post)) {
+  if (ctx.single && isPublicPage(post) && wanted(ctx, "json_ld")) {
     const ld: JsonObject = {
       "@context": "http://schema.org",
       "@type": "Person",

@@ -1,6 +1,6 @@
 import type { LoadedPost } from "../../posts/types";
 import { plainText } from "../../format/text";
-import type { JsonObject, RecordContext } from "./context";
+import { wanted, type JsonObject, type RecordContext } from "./context";
 import { globalIds, omitEmpty, postHeader, renderedTexts, str } from "./common";
 import { imageRecord } from "./image";
 import { hasContentAccess, isPublicPage } from "./access";
@@ -43,7 +43,7 @@ export function venueRecord(post: LoadedPost, ctx: RecordContext): JsonObject {
     ...(hasGeo ? { geo_lat: f.geo_lat as number, geo_lng: f.geo_lng as number } : {}),
     ...globalIds(post, ctx),
   };
-  if (ctx.single && isPublicPage(post)) record.json_ld = venueJsonLd(record);
+  if (ctx.single && isPublicPage(post) && wanted(ctx, "json_ld")) record.json_ld = venueJsonLd(record);
   const kept = omitEmpty(record, ["show_map", "show_map_link", "global_id", "global_id_lineage"]);
   return hasContentAccess(post, ctx) ? kept : maskProtected(kept);
 }

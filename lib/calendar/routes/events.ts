@@ -8,17 +8,18 @@
 import { SLUGS_TAG } from "../../db/cache-tags";
 import type { EngineApi } from "../../engine-api";
 import type { LoadedPost } from "../../posts/types";
-import { paginate } from "../../routes/pagination";
+import { paginate, type Pagination } from "../../routes/pagination";
 import type { RestRequest } from "../../routes/request";
-import { RestResponse } from "../../routes/response";
-import { CREATABLE, DELETABLE, EDITABLE, READABLE, type ArgsMap, type PermissionCheck, type RestEndpoint } from "../../routes/types";
+import { RestResponse, rawResponse } from "../../routes/response";
+import { CREATABLE, DELETABLE, EDITABLE, READABLE, type ArgSpec, type ArgsMap, type PermissionCheck, type RestEndpoint } from "../../routes/types";
 import type { QueryValue } from "../../routes/urls";
 import type { CalendarHost } from "../plugin";
 import { EVENT } from "../post-types";
 import type { JsonObject } from "../records/context";
 import { eventRecord } from "../records/event";
+import { ICAL_CONTENT_TYPE, icalFeed, wantsICalendar } from "../ical/feed";
 import { NAMESPACE, requestLanguage } from "../shared/args";
-import { recordContext } from "../shared/context";
+import { recordContext, recordWants, type RecordContextOptions } from "../shared/context";
 import { createArgs, eventBySlugForRequest, idArg, passwordArg, slugLookupArg, updateFieldArgs } from "../events/args";
 import { invalidParam } from "../events/errors";
 import { eventListParams, type EventListInput } from "../events/list-query";
@@ -29,18 +30,31 @@ import {
   readableEvent,
   trashEvent,
   updateEvent,
-  EVENT_RELATIONS,
   type EventWriteInput,
   type ReadAccess,
 } from "../events/operations";
+import { addressedEventRelations, eventRelations } from "../events/relations";
 import { WRITE_FIELDS } from "../events/rules";
 import { CREATE_RESPONSES, DELETE_RESPONSES, LIST_RESPONSES, READ_RESPONSES, UPDATE_RESPONSES } from "../events/schema";
 
 type By = "id" | "slug";
 
+/** calpress addition: `json_ld` is only in single reads (calendar-api.md §2.1) unless a list asks for it. */
+const jsonLdListArg: ArgSpec = {
+  type: "boolean",
+  default: false,
+  description: "true: each event also carries `json_ld`, its schema.org Event (as in single reads; only for events readable as public pages).",
+};
+
 /** Records of events for this request's user, with what they embed batch-loaded (no query per event). */
-async function toRecords(engine: EngineApi, req: RestRequest, posts: LoadedPost[], single: boolean): Promise<JsonObject[]> {
-  const ctx = await recordContext(engine, req, posts, { single });
+async function toRecords(
+  engine: EngineApi,
+  req: RestRequest,
+  posts: LoadedPost[],
+  single: boolean,
+  opts: Omit<RecordContextOptions, "single"> = {},
+): Promise<JsonObject[]> {
+  const ctx = await recordContext(engine, req, posts, { ...opts, single });
   return posts.map((post) => eventRecord(post, ctx));
 }
 
@@ -70,7 +84,7 @@ function addressedPost(engine: EngineApi, by: By): (req: RestRequest) => Promise
       found = (async () => {
         if (by === "id") {
           const id = Number(req.params.id);
-          return Number.isSafeInteger(id) && id > 0 ? engine.posts.get(id, EVENT_RELATIONS, [EVENT]) : undefined;
+          return Number.isSafeInteger(id) && id > 0 ? engine.posts.get(id, addressedEventRelations(req), [EVENT]) : undefined;
         }
         const slug = req.params.slug;
         return typeof slug === "string" ? eventBySlugForRequest(engine, req, slug, await requestLanguage(req, engine)) : undefined;
@@ -104,39 +118,83 @@ export function registerEventRoutes(host: CalendarHost): void {
   const listArgs: ArgsMap = Object.fromEntries(listParams.map((p) => [p.name, p.arg]));
   const fieldArgs = updateFieldArgs(engine);
 
+  /**
+   * One page of the list, as records, with its paging links and headers: what both representations show.
+   * `json`: the JSON list, whose records may carry JSON-LD (`json_ld=1`) and are built for its `_fields`.
+   */
+  const listPage = async (req: RestRequest, collection: string, json?: { jsonLd: boolean }): Promise<{ records: JsonObject[]; paging: Pagination }> => {
+    const input: Record<string, unknown> = {};
+    for (const { name } of listParams) if (req.isSent(name)) input[name] = req.params[name];
+    // Paging always has a value (defaults included).
+    input.page = req.params.page;
+    input.per_page = req.params.per_page;
+    const language = await requestLanguage(req, engine);
+    const fieldsAt = json === undefined ? undefined : "events";
+    const relations = eventRelations(recordWants(req, fieldsAt), json?.jsonLd === true);
+    const result = await listEvents(engine, input as EventListInput, req.user, { language, scope: req, relations });
+    const query: Record<string, QueryValue> = { ...result.query };
+    // languages.md §2.4: the links keep an explicit language.
+    if (req.isSent("i18n_language")) query.i18n_language = String(req.params.i18n_language);
+    // The paging links keep the JSON-LD opt-in.
+    if (json?.jsonLd === true) query.json_ld = 1;
+    const paging = paginate(req, { total: result.total, page: result.page, perPage: result.perPage, collectionUrl: `/${NAMESPACE}/${collection}`, query });
+    return { records: await toRecords(engine, req, result.posts, false, { fieldsAt, jsonLd: json?.jsonLd === true }), paging };
+  };
+
+  /** The page as an iCalendar feed (lib/calendar/ical/feed.ts), with the JSON list's paging headers. */
+  const icalPage = async (req: RestRequest, collection: string, headers: Record<string, string> = {}): Promise<RestResponse<string>> => {
+    const { records, paging } = await listPage(req, collection);
+    const site = { host: new URL(req.urls.home).hostname, name: (await engine.options.get("blogname")) ?? "" };
+    return rawResponse(icalFeed(records, site), ICAL_CONTENT_TYPE, 200, { ...paging.headers, ...headers });
+  };
+
   const list: RestEndpoint = {
     methods: READABLE,
-    args: listArgs,
+    args: { ...listArgs, json_ld: jsonLdListArg },
     permission: "public",
+    // The response cache keys answers by Accept too, so the two representations never mix.
     cache: true,
     summary: "List events",
-    description: "Events matching the filters, ordered by start date; only published events for anonymous readers.",
+    description:
+      "Events matching the filters, ordered by start date; only published events for anonymous readers. " +
+      "With `Accept: text/calendar` the same page is answered as an iCalendar feed (see `/events.ics`).",
     responses: LIST_RESPONSES,
     async handler(req) {
-      const input: Record<string, unknown> = {};
-      for (const { name } of listParams) if (req.isSent(name)) input[name] = req.params[name];
-      // Paging always has a value (defaults included).
-      input.page = req.params.page;
-      input.per_page = req.params.per_page;
-      const language = await requestLanguage(req, engine);
-      const result = await listEvents(engine, input as EventListInput, req.user, { language, scope: req });
-      const query: Record<string, QueryValue> = { ...result.query };
-      // languages.md §2.4: the links keep an explicit language.
-      if (req.isSent("i18n_language")) query.i18n_language = String(req.params.i18n_language);
-      const paging = paginate(req, { total: result.total, page: result.page, perPage: result.perPage, collectionUrl: `/${NAMESPACE}/events/`, query });
-      const body: JsonObject = { events: await toRecords(engine, req, result.posts, false), rest_url: paging.rest_url };
+      // Content negotiation: a client that asks for iCalendar (and not for JSON first) gets the feed.
+      if (wantsICalendar(req.header("accept"))) return icalPage(req, "events/", { Vary: "Accept" });
+      const { records, paging } = await listPage(req, "events/", { jsonLd: req.params.json_ld === true });
+      const body: JsonObject = { events: records, rest_url: paging.rest_url };
       if (paging.next_rest_url !== undefined) body.next_rest_url = paging.next_rest_url;
       if (paging.previous_rest_url !== undefined) body.previous_rest_url = paging.previous_rest_url;
       body.total = paging.total;
       body.total_pages = paging.total_pages;
-      return new RestResponse(body, 200, paging.headers);
+      return new RestResponse(body, 200, { ...paging.headers, Vary: "Accept" });
     },
+  };
+
+  /**
+   * `GET /events.ics`: the list as a feed at a URL of its own, for calendar
+   * apps that subscribe to a URL and send no Accept header of their choice.
+   * calpress decision: `/events.ics` beside `/events` (rather than
+   * `/events/feed.ics`) — the same collection in another format, taking
+   * the same query parameters, paging included.
+   */
+  const feed: RestEndpoint = {
+    methods: READABLE,
+    args: listArgs,
+    permission: "public",
+    cache: true,
+    summary: "List events as iCalendar",
+    description: "The events of `GET /events` with the same parameters (filters, paging, visibility), as an RFC 5545 feed (text/calendar).",
+    responses: { "200": { description: "An iCalendar (RFC 5545) feed of the page of events.", mediaType: "text/calendar", schema: { type: "string" } } },
+    handler: (req) => icalPage(req, "events.ics"),
   };
 
   const create: RestEndpoint = {
     methods: CREATABLE,
     args: createArgs(engine),
     permission: (req) => req.user?.can(eventCaps(engine).edit_posts) === true,
+    allowBatch: true,
     summary: "Create an event",
     responses: CREATE_RESPONSES,
     async handler(req) {
@@ -147,6 +205,7 @@ export function registerEventRoutes(host: CalendarHost): void {
   };
 
   rest.registerRoute(NAMESPACE, "/events", [list, create]);
+  rest.registerRoute(NAMESPACE, "/events\\.ics", [feed]);
 
   for (const by of ["id", "slug"] as const) {
     const lookup = addressedPost(engine, by);
@@ -169,7 +228,7 @@ export function registerEventRoutes(host: CalendarHost): void {
         if (by === "slug") req.dependsOn(SLUGS_TAG);
         if (by === "slug" && !found) throw invalidParam("slug", "No event has this slug.");
         const post = readableEvent(engine, found, by === "id" ? Number(req.params.id) : (found?.id ?? 0), req.user, readAccess(req));
-        const [record] = await toRecords(engine, req, [post], true);
+        const [record] = await toRecords(engine, req, [post], true, { fieldsAt: "" });
         return record;
       },
     };
@@ -179,6 +238,7 @@ export function registerEventRoutes(host: CalendarHost): void {
       methods: DELETABLE,
       args: address,
       permission: itemPermission(engine, lookup, "delete"),
+      allowBatch: true,
       summary: by === "id" ? "Move an event to the trash" : "Move an event to the trash, by slug",
       description: "There is no permanent delete; a force parameter is ignored.",
       responses: DELETE_RESPONSES,
@@ -193,6 +253,7 @@ export function registerEventRoutes(host: CalendarHost): void {
       methods: EDITABLE,
       args: by === "id" ? { id: idArg, password: passwordArg, ...fieldArgs } : { ...fieldArgs, slug: slugLookupArg(engine, false) },
       permission: itemPermission(engine, lookup, "edit"),
+      allowBatch: true,
       summary: by === "id" ? "Update an event" : "Update an event by slug",
       responses: UPDATE_RESPONSES,
       async handler(req) {

@@ -61,7 +61,7 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
     // languages.md §2.4: generated list URLs keep an explicit language.
     if (req.isSent("i18n_language")) query.i18n_language = String(req.params.i18n_language);
     const pages = paginate(req, { total: result.total, page, perPage: per, collectionUrl: `/${NAMESPACE}/${k.plural}/`, query });
-    const ctx = await recordContext(engine, req, result.posts, { single: false });
+    const ctx = await recordContext(engine, req, result.posts, { single: false, fieldsAt: k.plural });
     const body: JsonObject = { [k.plural]: result.posts.map((p) => toRecord(p, ctx)), rest_url: pages.rest_url };
     if (pages.next_rest_url !== undefined) body.next_rest_url = pages.next_rest_url;
     if (pages.previous_rest_url !== undefined) body.previous_rest_url = pages.previous_rest_url;
@@ -88,7 +88,7 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
       if (post.status !== "publish" && !req.user?.can("read_post", post)) {
         throw new RestError(errorCode(kind, "not-accessible"), `The requested ${kind} is not accessible.`, 403);
       }
-      return toRecord(post, await recordContext(engine, req, [post], { single: true }));
+      return toRecord(post, await recordContext(engine, req, [post], { single: true, fieldsAt: "" }));
     };
 
   const update = (by: "id" | "slug") =>
@@ -151,6 +151,7 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
       methods: CREATABLE,
       args: createArgs(engine, kind),
       permission: (req) => req.user?.can(caps.create_posts) === true,
+      allowBatch: true,
       handler: create,
       summary: `Creates a ${kind} (or answers with the existing one of the same name).`,
       responses: {
@@ -184,6 +185,7 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
         methods: DELETABLE,
         args: itemArgs(engine, kind, by),
         permission: mayChange(by, "delete_post"),
+        allowBatch: true,
         handler: remove(by),
         summary: `Moves a ${kind} to the trash.`,
         responses: {
@@ -196,6 +198,7 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
         methods: EDITABLE,
         args: updateArgs(engine, kind, by),
         permission: mayChange(by, "edit_post"),
+        allowBatch: true,
         handler: update(by),
         summary: `Updates a ${kind}.`,
         responses: {

@@ -19,11 +19,11 @@ export function registerTermRoutes(host: CalendarHost, collection: TermCollectio
   const { engine, rest } = host;
   const k = termKind(collection);
   const recordCtx = (req: RestRequest) => ({ ns: `${req.urls.root}${NAMESPACE}`, home: req.urls.home });
-  const one = async (req: RestRequest, termId: number): Promise<JsonObject> => {
+  const one = async (req: RestRequest, termId: number, urls = true): Promise<JsonObject> => {
     const term = await termOf(engine, collection, termId);
     // The write just succeeded, so the term exists.
     if (!term) throw new Error(`term ${termId} vanished`);
-    return (await termRecords(engine, [term], recordCtx(req)))[0];
+    return (await termRecords(engine, [term], { ...recordCtx(req), urls }))[0];
   };
 
   function writeData(req: RestRequest): TermWriteData {
@@ -75,7 +75,7 @@ export function registerTermRoutes(host: CalendarHost, collection: TermCollectio
       rest_url: req.urls.route(collectionUrl),
       total: pages.total,
       total_pages: pages.total_pages,
-      [collection]: await termRecords(engine, result.terms, recordCtx(req)),
+      [collection]: await termRecords(engine, result.terms, { ...recordCtx(req), urls: req.wantsField(`${collection}.url`) }),
     };
     if (pages.next_rest_url !== undefined) body.next_rest_url = pages.next_rest_url;
     if (pages.previous_rest_url !== undefined) body.previous_rest_url = pages.previous_rest_url;
@@ -84,7 +84,7 @@ export function registerTermRoutes(host: CalendarHost, collection: TermCollectio
   }
 
   async function read(req: RestRequest): Promise<JsonObject> {
-    return one(req, Number(req.params.id));
+    return one(req, Number(req.params.id), req.wantsField("url"));
   }
 
   async function create(req: RestRequest): Promise<RestResponse> {
@@ -140,6 +140,7 @@ export function registerTermRoutes(host: CalendarHost, collection: TermCollectio
       methods: CREATABLE,
       args: termWriteArgs(engine, collection, "create"),
       permission: mayManage,
+      allowBatch: true,
       handler: create,
       summary: `Creates an event ${k.label}.`,
       responses: {
@@ -166,6 +167,7 @@ export function registerTermRoutes(host: CalendarHost, collection: TermCollectio
       methods: DELETABLE,
       args: termItemArgs(engine, collection),
       permission: mayManage,
+      allowBatch: true,
       handler: remove,
       summary: `Deletes an event ${k.label} for good.`,
       responses: { "200": { description: `The ${k.label} as it was.`, schema: "Term" }, "400": { description: `Not a ${k.label}.` }, "403": forbidden },
@@ -174,6 +176,7 @@ export function registerTermRoutes(host: CalendarHost, collection: TermCollectio
       methods: EDITABLE,
       args: termWriteArgs(engine, collection, "update"),
       permission: mayManage,
+      allowBatch: true,
       handler: update,
       summary: `Updates an event ${k.label}.`,
       responses: {

@@ -6,16 +6,40 @@ import { postTag, SLUGS_TAG, termTag } from "../../db/cache-tags";
 import { loadRelated } from "../records/load";
 import { NAMESPACE, requestLanguage } from "./args";
 
+export interface RecordContextOptions {
+  /** Single reads add `json_ld`. */
+  single: boolean;
+  /** A list that adds `json_ld` on request (the events list's `json_ld=1`). */
+  jsonLd?: boolean;
+  /**
+   * Where the records sit in a JSON answer that `_fields` filters: `""` the
+   * body itself (a single record), else the list member (`"events"`).
+   * Members the filter drops are then neither loaded nor built. Absent:
+   * whole records (writes, and answers that are not filtered, such as feeds).
+   */
+  fieldsAt?: string;
+}
+
+/** The `wants` of a record context: which members of records at `at` the request's `_fields` keeps. */
+export function recordWants(req: RestRequest, at: string | undefined): ((member: string) => boolean) | undefined {
+  if (at === undefined) return undefined;
+  return (member) => req.wantsField(at === "" ? member : `${at}.${member}`);
+}
+
 /** Builds the record context of a response, batch-loading what the records embed. */
 export async function recordContext(
   engine: EngineApi,
   req: RestRequest,
   posts: LoadedPost[],
-  opts: { single: boolean },
+  opts: RecordContextOptions,
 ): Promise<RecordContext> {
   const language = await requestLanguage(req, engine);
   const password = req.params.password;
-  const related = await loadRelated(engine, posts, req.user, language);
+  const wants = recordWants(req, opts.fieldsAt);
+  const jsonLd = opts.single || opts.jsonLd === true;
+  // The records' own images show in `image` and in JSON-LD.
+  const images = wants === undefined || wants("image") || (jsonLd && wants("json_ld"));
+  const related = await loadRelated(engine, posts, req.user, language, { images });
   nameDependencies(req, posts, related, language);
   return {
     home: req.urls.home,
@@ -25,6 +49,8 @@ export async function recordContext(
     editContext: req.params.context === "edit",
     password: typeof password === "string" && password !== "" ? password : undefined,
     single: opts.single,
+    jsonLd: opts.jsonLd === true,
+    ...(wants === undefined ? {} : { wants }),
     related,
   };
 }

@@ -149,7 +149,8 @@ export async function ancestorsOf(engine: EngineApi, terms: Term[]): Promise<Map
   return out;
 }
 
-export async function termRecords(engine: EngineApi, terms: Term[], ctx: { ns: string; home: string }): Promise<JsonObject[]> {
-  const ancestors = await ancestorsOf(engine, terms);
+/** `ctx.urls: false`: the answer does not show `url` (`_fields`), so the ancestors its path needs are not read. */
+export async function termRecords(engine: EngineApi, terms: Term[], ctx: { ns: string; home: string; urls?: boolean }): Promise<JsonObject[]> {
+  const ancestors = ctx.urls === false ? new Map<number, Term[]>() : await ancestorsOf(engine, terms);
   return terms.map((t) => termRecord(t, ancestors.get(t.id) ?? [], ctx));
 }

@@ -1,0 +1,146 @@
+/**
+ * Event records as an iCalendar (RFC 5545) feed: one VEVENT per record of
+ * the events list, so that the feed shows exactly what the JSON list shows
+ * to the same reader (filters, paging, visibility, password masking) — it
+ * is built from the same records, not from the posts.
+ *
+ * ical-generator writes the properties, text escaping (`\,` `\;` `\n`) and
+ * line folding (75 octets); this module decides what goes in them. Nothing
+ * here reads the clock: the same records give the same bytes.
+ */
+import { ICalCalendar, type ICalEventData, type ICalLocation, type ICalOrganizer } from "ical-generator";
+import { DateTime } from "luxon";
+import { plainText } from "../../format/text";
+import type { Json, JsonObject } from "../records/context";
+import { str } from "../records/common";
+import { hasVtimezone, vtimezoneGenerator } from "./vtimezone";
+
+export const ICAL_CONTENT_TYPE = "text/calendar; charset=utf-8";
+
+export interface FeedSite {
+  /** The site's host name: event UIDs are `<id>@<host>`, stable across requests and pages. */
+  readonly host: string;
+  /** The calendar's name (X-WR-CALNAME): the site name. */
+  readonly name: string;
+}
+
+function isObject(value: Json | undefined): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function objects(value: Json | undefined): JsonObject[] {
+  if (Array.isArray(value)) return value.filter(isObject);
+  return isObject(value) ? [value] : [];
+}
+
+/** Rendered HTML to plain text that keeps its paragraphs and line breaks (DESCRIPTION is read as text). */
+export function plainParagraphs(html: string): string {
+  return html
+    .split(/<br\s*\/?>|<\/p\s*>|<\/(?:h[1-6]|li|div|blockquote)\s*>/i)
+    .map(plainText)
+    .filter((line) => line !== "")
+    .join("\n");
+}
+
+const utc = (sql: string): DateTime => DateTime.fromSQL(sql, { zone: "UTC" });
+
+/** `YYYY-MM-DD` of a wall clock `YYYY-MM-DD HH:MM:SS`, as a date-only value. */
+const day = (sql: string): DateTime => DateTime.fromISO(sql.slice(0, 10), { zone: "UTC" });
+
+function location(record: JsonObject): ICalLocation | undefined {
+  const [venue] = objects(record.venue);
+  if (venue === undefined) return undefined;
+  const cityLine = [str(venue.zip), str(venue.city)].filter((part) => part !== "").join(" ");
+  const parts = [plainText(str(venue.venue)), str(venue.address), cityLine, str(venue.stateprovince), str(venue.country)].filter((part) => part !== "");
+  if (parts.length === 0) return undefined;
+  const lat = venue.geo_lat;
+  const lng = venue.geo_lng;
+  // One line, comma-separated (ical-generator would put the address on a second line of LOCATION).
+  const title = parts.join(", ");
+  return typeof lat === "number" && typeof lng === "number" && (lat !== 0 || lng !== 0) ? { title, geo: { lat, lon: lng } } : { title };
+}
+
+/**
+ * ORGANIZER is a calendar address (a URI): the first organizer that shows an
+ * email (a protected event shows none) is written with its name and
+ * `mailto:`. Organizers without one are left out: an ORGANIZER without an
+ * address is invalid, and ical-generator only writes `mailto:` addresses.
+ */
+function organizer(record: JsonObject): ICalOrganizer | undefined {
+  const chosen = objects(record.organizer).find((o) => str(o.email) !== "");
+  if (chosen === undefined) return undefined;
+  // A quoted parameter value cannot hold a double quote (RFC 5545 §3.1).
+  return { name: plainText(str(chosen.organizer)).replace(/"/g, "'"), email: str(chosen.email) };
+}
+
+function eventData(record: JsonObject, site: FeedSite): ICalEventData {
+  const zone = str(record.timezone);
+  const allDay = record.all_day === true;
+  // RFC 5545 §3.6.1: an all-day event's DTEND is the day after its last day.
+  const start = allDay ? day(str(record.start_date)) : utc(str(record.utc_start_date));
+  const end = allDay ? day(str(record.end_date)).plus({ days: 1 }) : utc(str(record.utc_end_date));
+  const data: ICalEventData = {
+    start,
+    end,
+    allDay,
+    id: `${str(record.id)}@${site.host}`,
+    // The record's last change, not the time of the request: same data, same bytes.
+    stamp: utc(str(record.modified_utc)),
+    lastModified: utc(str(record.modified_utc)),
+    summary: plainText(str(record.title)),
+    url: str(record.url) || null,
+    categories: objects(record.categories).map((term) => ({ name: plainText(str(term.name)) })),
+  };
+  // Timed events in an IANA zone are written as local time with a TZID (and a VTIMEZONE); fixed offsets (`UTC+2`) and UTC in UTC.
+  if (!allDay && hasVtimezone(zone)) data.timezone = zone;
+  const description = plainParagraphs(str(record.description));
+  if (description !== "") data.description = description;
+  const where = location(record);
+  if (where !== undefined) data.location = where;
+  const who = organizer(record);
+  if (who !== undefined) data.organizer = who;
+  return data;
+}
+
+/** The years an event's dates fall in (the VTIMEZONE observances must cover them). */
+function years(record: JsonObject): number[] {
+  return [str(record.start_date), str(record.end_date)].map((date) => Number(date.slice(0, 4))).filter((year) => Number.isInteger(year) && year > 0);
+}
+
+/** The iCalendar text of a page of event records, in the list's order. */
+export function icalFeed(records: readonly JsonObject[], site: FeedSite): string {
+  const calendar = new ICalCalendar({
+    prodId: { company: "calpress", product: "calpress events", language: "EN" },
+    // ical-generator writes the name as it is: one line, escaped here (RFC 5545 §3.3.11).
+    name: plainText(site.name).replace(/[\\;,]/g, "\\$&") || null,
+    timezone: { name: null, generator: vtimezoneGenerator(records.flatMap(years)) },
+  });
+  for (const record of records) calendar.createEvent(eventData(record, site));
+  return calendar.toString();
+}
+
+/** The `q` of each media range of an Accept header, by lower-case type (`text/calendar` → 1). */
+function acceptRanges(accept: string): Map<string, number> {
+  const ranges = new Map<string, number>();
+  for (const part of accept.split(",")) {
+    const [type = "", ...params] = part.split(";").map((piece) => piece.trim());
+    if (type === "") continue;
+    const qParam = params.find((param) => /^q=/i.test(param));
+    const q = qParam === undefined ? 1 : Number(qParam.slice(2));
+    ranges.set(type.toLowerCase(), Math.max(ranges.get(type.toLowerCase()) ?? 0, Number.isFinite(q) ? q : 0));
+  }
+  return ranges;
+}
+
+/**
+ * Whether an Accept header asks for iCalendar rather than JSON: it names
+ * `text/calendar` (wildcards do not count: JSON stays the default for
+ * browsers and `*\/*`) with a `q` above that of `application/json`, if that
+ * is named too.
+ */
+export function wantsICalendar(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  const ranges = acceptRanges(accept);
+  const calendar = ranges.get("text/calendar") ?? 0;
+  return calendar > 0 && calendar > (ranges.get("application/json") ?? 0);
+}
