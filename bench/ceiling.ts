@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import type { AddressInfo } from "node:net";
-import express, { Request, Response } from "express";
+import express, { NextFunction, Request, Response } from "express";
 import { log } from "./log";
 import { Child, spawnNode, tsNodeArgs, waitForLine } from "./proc";
 
@@ -57,10 +57,15 @@ export function ceilingApp(spec: CeilingSpec): express.Express {
   const json = express.json({ limit: "1mb" });
   for (const [key, list] of byRoute) {
     const [method, route] = key.split(" ");
-    const handler = (req: Request, res: Response): void => {
+    const handler = (req: Request, res: Response, next: NextFunction): void => {
       const q = req.url.indexOf("?");
       const query = q < 0 ? "" : req.url.slice(q + 1);
-      const hit = list.find((p) => p.query === query) ?? list.find((p) => p.query === null) ?? list[0];
+      const hit = list.find((p) => p.query === query) ?? list.find((p) => p.query === null);
+      // A route for one URL (the revalidated event, with its query) leaves that URL's other requests to the route of its kind.
+      if (hit === undefined) {
+        next();
+        return;
+      }
       res.status(hit.status).set(hit.headers).send(hit.body);
     };
     if (method === "POST") app.post(route, json, handler);

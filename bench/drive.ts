@@ -51,6 +51,7 @@ function toAutocannon(base: autocannon.Request, r: BenchRequest): autocannon.Req
   const headers: IncomingHttpHeaders = {};
   if (r.body !== undefined) headers["content-type"] = "application/json";
   if (r.auth) headers.authorization = AUTH;
+  if (r.headers) Object.assign(headers, r.headers);
   return { ...base, method: r.method, path: r.path, headers, body: r.body };
 }
 
@@ -65,7 +66,7 @@ function requestsFor(workload: Workload, seed: number, samples: string[] | undef
   const next = requestStream(workload, seed);
   // autocannon collects every response body anyway, so looking at the failed ones costs nothing extra.
   const onResponse = (status: number, body: string, context: object): void => {
-    if (!samples || (status >= 200 && status < 300) || samples.length >= MAX_SAMPLES) return;
+    if (!samples || answered(workload, status) || samples.length >= MAX_SAMPLES) return;
     const sent = (context as SentContext).sent ?? "?";
     const line = `${status} ${sent}: ${body.replace(/\s+/g, " ").slice(0, 240)}`;
     if (!samples.includes(line)) samples.push(line);
@@ -77,6 +78,7 @@ function requestsFor(workload: Workload, seed: number, samples: string[] | undef
       {
         method: r.method,
         path: r.path,
+        ...(r.headers ? { headers: { ...r.headers } } : {}),
         onResponse: (status: number, body: string, context: object) => {
           (context as SentContext).sent = `${r.method} ${r.path}`;
           onResponse(status, body, context);
@@ -132,7 +134,7 @@ function runOnce(opts: DriveOptions, seconds: number, seed: number, record: bool
     if (record) {
       instance.on("response", (_client: autocannon.Client, status: number, _bytes: number, ms: number) => {
         statusCodes[status] = (statusCodes[status] ?? 0) + 1;
-        if (status < 200 || status > 299) return;
+        if (!answered(opts.workload, status)) return;
         if (count === latencies.length) {
           const grown = new Float64Array(latencies.length * 2);
           grown.set(latencies);
@@ -142,6 +144,11 @@ function runOnce(opts: DriveOptions, seconds: number, seed: number, record: bool
       });
     }
   });
+}
+
+/** Whether a response counts: a 2xx, or the workload's own status (304 for revalidation). */
+function answered(workload: Workload, status: number): boolean {
+  return workload.okStatus !== undefined ? status === workload.okStatus : status >= 200 && status < 300;
 }
 
 function percentile(sorted: Float64Array, p: number): number {

@@ -245,7 +245,8 @@ export function renderMarkdown(report: BenchReport, svgName: string): string {
     "",
   );
   out.push(
-    "`rps` counts 2xx responses only; latencies are those of 2xx responses. The **ceiling** is plain Express on the same Node " +
+    "`rps` counts 2xx responses only (for `revalidation`, conditional GETs with the current ETag, 304s only, and `non-2xx` counts the rest); " +
+      "latencies are those of those responses. The **ceiling** is plain Express on the same Node " +
       "answering the same paths with the bytes calpress sent (no database, no work), so `ratio` = rps / ceiling rps is the share " +
       "of the bare HTTP stack's throughput that calpress keeps.",
     "",

@@ -17,12 +17,15 @@ export const WORKLOAD_NAMES = [
   "venues_upcoming",
   "categories",
   "mixed",
+  "revalidation",
 ] as const;
 export type WorkloadName = (typeof WORKLOAD_NAMES)[number];
 
 export const READ_KINDS = ["default", "month_category", "by_id", "by_slug", "search", "venues_upcoming", "categories"] as const;
 export type ReadKind = (typeof READ_KINDS)[number];
-export type KindName = ReadKind | "create" | "update";
+/** Conditional GETs (If-None-Match with the answer's current ETag): the list and one event. */
+export const REVALIDATE_KINDS = ["revalidate_list", "revalidate_event"] as const;
+export type KindName = ReadKind | "create" | "update" | (typeof REVALIDATE_KINDS)[number];
 
 export interface BenchRequest {
   method: "GET" | "POST";
@@ -32,6 +35,8 @@ export interface BenchRequest {
   body?: string;
   /** Writes carry the administrator's HTTP Basic credentials. */
   auth?: boolean;
+  /** Extra request headers (If-None-Match). */
+  headers?: Record<string, string>;
 }
 
 export interface Kind {
@@ -50,6 +55,8 @@ export interface Workload {
   mix: { kind: Kind; share: number }[];
   /** The read-only workloads are the ones a scale-out comparison runs. */
   readOnly: boolean;
+  /** The status that counts as answered (default: any 2xx); 304 for revalidation. */
+  okStatus?: number;
 }
 
 export interface WorkloadContext {
@@ -58,6 +65,22 @@ export interface WorkloadContext {
   restRoot: string;
   /** "Now" for the month workload (injected so that tests are stable). */
   now?: Date;
+  /** The current ETags of the revalidation workload's two URLs, renewed in place by bench/revalidate.ts; absent: sent without If-None-Match. */
+  etags?: Partial<Record<(typeof REVALIDATE_KINDS)[number], string>>;
+}
+
+/**
+ * The revalidation workload's URLs. Each has a query string of its own so
+ * that the ceiling, which answers by route and exact query, keeps their
+ * captured 304s apart from the plain list's and single event's 200s (the
+ * answers are the same ones: per_page=10 is the default, context=view too).
+ */
+export function revalidationPaths(restRoot: string, catalog: Catalog): Record<(typeof REVALIDATE_KINDS)[number], { route: string; query: string }> {
+  const ns = `${restRoot.replace(/\/$/, "")}/calendar/events/v1`;
+  return {
+    revalidate_list: { route: `${ns}/events`, query: "per_page=10" },
+    revalidate_event: { route: `${ns}/events/${catalog.events[0].id}`, query: "context=view" },
+  };
 }
 
 const pad = (n: number): string => String(n).padStart(2, "0");
@@ -80,6 +103,22 @@ export function buildKinds(ctx: WorkloadContext): Record<KindName, Kind> {
   const fixed = (name: ReadKind, route: string, query: string): Kind => {
     const path = `${ns}${route}${query ? `?${query}` : ""}`;
     return { name, method: "GET", route: `${ns}${route}`, query, next: () => ({ method: "GET", path }) };
+  };
+  const revalidation = revalidationPaths(ctx.restRoot, catalog);
+  const conditional = (name: (typeof REVALIDATE_KINDS)[number]): Kind => {
+    const { route, query } = revalidation[name];
+    const path = `${route}?${query}`;
+    // Read at each request: the harness renews the tags right before the workload runs (bench/revalidate.ts).
+    return {
+      name,
+      method: "GET",
+      route,
+      query,
+      next: () => {
+        const etag = ctx.etags?.[name];
+        return etag !== undefined ? { method: "GET", path, headers: { "if-none-match": etag } } : { method: "GET", path };
+      },
+    };
   };
   // Each write gets a distinct title: calpress makes slugs unique, which is part of the cost of a create.
   let writeCounter = 0;
@@ -107,6 +146,9 @@ export function buildKinds(ctx: WorkloadContext): Record<KindName, Kind> {
       query: null,
       next: (rng) => ({ method: "GET", path: `${ns}/events/by-slug/${encodeURIComponent(rng.pick(catalog.events).slug)}` }),
     },
+    // Before the writes: the capture asks the kinds in this order, and a create changes the list.
+    revalidate_list: conditional("revalidate_list"),
+    revalidate_event: conditional("revalidate_event"),
     create: {
       name: "create",
       method: "POST",
@@ -156,7 +198,16 @@ export function buildWorkloads(ctx: WorkloadContext): Workload[] {
     // 90% reads spread evenly over the seven read kinds, 10% writes (half creates, half updates).
     mix: [...READ_KINDS.map((k) => ({ kind: kinds[k], share: 0.9 / READ_KINDS.length })), { kind: kinds.create, share: 0.05 }, { kind: kinds.update, share: 0.05 }],
   };
-  return [...READ_KINDS.map(single), mixed];
+  // A client (or a shared cache) checking whether what it holds is still
+  // current: every request carries the ETag it got, and nothing changed, so
+  // every answer is a 304 without a body.
+  const revalidation: Workload = {
+    name: "revalidation",
+    readOnly: true,
+    okStatus: 304,
+    mix: REVALIDATE_KINDS.map((k) => ({ kind: kinds[k], share: 1 / REVALIDATE_KINDS.length })),
+  };
+  return [...READ_KINDS.map(single), mixed, revalidation];
 }
 
 /** A request stream for one run of a workload. */
