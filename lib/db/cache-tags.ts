@@ -23,6 +23,11 @@ import { dialectOf } from "./target";
  *   or translation group: what a lookup by slug or a translation
  *   substitution finds may have changed) and `EPOCH_TAG`.
  *
+ * - kind 3: slug buckets (`slugTag`): a post with a slug in that bucket
+ *   appeared, disappeared or changed slug, status, type, language or
+ *   translation group. A lookup by slug depends on its bucket only, so a new
+ *   event does not void every stored by-slug answer as SLUGS_TAG would.
+ *
  * MariaDB/MySQL get the table but no triggers yet: answers are not stored
  * there (it has no cheap commit counter either, see revision.ts).
  */
@@ -38,6 +43,29 @@ export const SLUGS_TAG = 6;
  * stored for the old one, though its other tags start from 0 again.
  */
 export const EPOCH_TAG = 10;
+
+const SLUG_BUCKETS = 1 << 20;
+
+/**
+ * The tag of a slug's bucket: a cheap hash (length and four characters) the
+ * triggers compute in SQL the same way (`slugBucketSql`); characters are
+ * code points, as SQLite's and PostgreSQL's length/substr count them. A
+ * collision only voids a few more answers than needed.
+ */
+export function slugTag(slug: string): number {
+  const chars = Array.from(slug);
+  const n = chars.length;
+  if (n === 0) return 3;
+  const cp = (i: number): number => chars[i].codePointAt(0) ?? 0;
+  return ((n * 1000003 + cp(0) * 8191 + cp(n - 1) * 131 + cp(Math.floor(n / 2)) * 7 + cp(Math.floor(n / 3))) % SLUG_BUCKETS) * 4 + 3;
+}
+
+/** `slugTag` in SQL over the column expression `s` (`unicode`/`ascii` give a character's code point). */
+function slugBucketSql(s: string, dialect: "sqlite" | "postgres"): string {
+  const n = dialect === "postgres" ? `length(${s})::bigint` : `length(${s})`;
+  const cp = (at: string): string => (dialect === "postgres" ? `ascii(substr(${s}, ${at}, 1))::bigint` : `unicode(substr(${s}, ${at}, 1))`);
+  return `(CASE WHEN length(${s}) = 0 THEN 3 ELSE ((${n} * 1000003 + ${cp("1")} * 8191 + ${cp(`length(${s})`)} * 131 + ${cp(`length(${s}) / 2 + 1`)} * 7 + ${cp(`length(${s}) / 3 + 1`)}) % ${SLUG_BUCKETS}) * 4 + 3 END)`;
+}
 
 /** Tables whose rows belong to a post through this column. */
 const POST_OWNED: ReadonlyArray<{ table: string; column: string }> = [
@@ -66,6 +94,9 @@ function sqliteTriggers(table: string, tagOf: (row: "new" | "old") => string, pr
   ];
 }
 
+const SQLITE_SLUG_CHANGED =
+  "new.slug IS NOT old.slug OR new.status IS NOT old.status OR new.type IS NOT old.type OR new.language IS NOT old.language OR new.translation_group IS NOT old.translation_group";
+
 function sqliteCoreTriggers(): Array<{ name: string; sql: string }> {
   const out = [
     ...sqliteTriggers("posts", (r) => `${r}.id * 4`),
@@ -76,7 +107,13 @@ function sqliteCoreTriggers(): Array<{ name: string; sql: string }> {
     { name: "cache_tag_slugs_del", sql: `AFTER DELETE ON posts BEGIN ${sqliteBump(String(SLUGS_TAG))} END` },
     {
       name: "cache_tag_slugs_upd",
-      sql: `AFTER UPDATE OF slug, status, type, language, translation_group ON posts WHEN new.slug IS NOT old.slug OR new.status IS NOT old.status OR new.type IS NOT old.type OR new.language IS NOT old.language OR new.translation_group IS NOT old.translation_group BEGIN ${sqliteBump(String(SLUGS_TAG))} END`,
+      sql: `AFTER UPDATE OF slug, status, type, language, translation_group ON posts WHEN ${SQLITE_SLUG_CHANGED} BEGIN ${sqliteBump(String(SLUGS_TAG))} END`,
+    },
+    { name: "cache_tag_slug_bucket_ins", sql: `AFTER INSERT ON posts BEGIN ${sqliteBump(slugBucketSql("new.slug", "sqlite"))} END` },
+    { name: "cache_tag_slug_bucket_del", sql: `AFTER DELETE ON posts BEGIN ${sqliteBump(slugBucketSql("old.slug", "sqlite"))} END` },
+    {
+      name: "cache_tag_slug_bucket_upd",
+      sql: `AFTER UPDATE OF slug, status, type, language, translation_group ON posts WHEN ${SQLITE_SLUG_CHANGED} BEGIN ${sqliteBump(slugBucketSql("old.slug", "sqlite"))} ${sqliteBump(slugBucketSql("new.slug", "sqlite"))} END`,
     },
   ];
   return out;
@@ -141,6 +178,14 @@ BEGIN
      OR NEW.type IS DISTINCT FROM OLD.type OR NEW.language IS DISTINCT FROM OLD.language
      OR NEW.translation_group IS DISTINCT FROM OLD.translation_group THEN
     ${PG_BUMP};
+    IF TG_OP <> 'INSERT' THEN
+      t := ${slugBucketSql("OLD.slug", "postgres")};
+      ${PG_BUMP};
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+      t := ${slugBucketSql("NEW.slug", "postgres")};
+      ${PG_BUMP};
+    END IF;
   END IF;
   RETURN NULL;
 END;`,

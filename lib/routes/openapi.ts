@@ -32,7 +32,7 @@ export interface OpenApiValueSchema {
 
 export interface OpenApiParameter {
   name: string;
-  in: "path" | "query";
+  in: "path" | "query" | "header";
   description: string;
   schema: OpenApiValueSchema;
   required: boolean;
@@ -42,6 +42,7 @@ export interface OpenApiParameter {
 
 export interface OpenApiResponse {
   description: string;
+  headers?: Record<string, { description: string; schema: OpenApiValueSchema }>;
   /** Keyed by media type: `application/json` unless the route declared another (`ResponseDoc.mediaType`). */
   content?: Record<string, { schema: JsonObject }>;
 }
@@ -171,6 +172,33 @@ function operation(route: RouteEntry, endpoint: CompiledEndpoint, key: Operation
   return op;
 }
 
+const ETAG_HEADER = { description: "Strong validator of this answer (lib/routes/conditional.ts).", schema: { type: "string" } };
+
+/**
+ * The conditional requests the REST layer answers for every route
+ * (lib/routes/conditional.ts): a read's 200 carries an ETag and answers 304
+ * to a matching If-None-Match; a write to a path that can be read takes
+ * If-Match and answers 412 when it is stale.
+ */
+function documentPreconditions(item: OpenApiPathItem): void {
+  const read = item.get;
+  if (read === undefined) return;
+  read.parameters.push({ name: "If-None-Match", in: "header", description: "ETags the client holds: a match answers 304 without a body.", schema: { type: "string" }, required: false });
+  for (const [status, response] of Object.entries(read.responses)) if (status === "200") response.headers = { ETag: ETAG_HEADER };
+  read.responses["304"] = { description: "Not Modified: the answer still has the ETag sent in If-None-Match.", headers: { ETag: ETAG_HEADER } };
+  for (const write of [item.post, item.delete]) {
+    if (write === undefined) continue;
+    write.parameters.push({
+      name: "If-Match",
+      in: "header",
+      description: "The ETag of this path's GET answer as last read (by the same user): anything else answers 412 and writes nothing. `*`: the resource exists.",
+      schema: { type: "string" },
+      required: false,
+    });
+    write.responses["412"] = { description: "Precondition Failed (rest_precondition_failed): the resource changed since the ETag sent in If-Match." };
+  }
+}
+
 /**
  * Builds the document of `namespace`: every route except the namespace index,
  * with `{name}` placeholders, relative to `serverUrl`.
@@ -188,6 +216,7 @@ export function buildOpenApi(server: RestServer, namespace: string, options: Ope
         if (key !== undefined && item[key] === undefined) item[key] = operation(route, endpoint, key);
       }
     }
+    documentPreconditions(item);
     paths[path === "" ? "/" : path] = item;
   }
   return {

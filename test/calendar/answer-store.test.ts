@@ -150,6 +150,11 @@ forEachDatabase("calendar: stored answers", (db) => {
       const now = await read(t, url);
       expect(now.body.id).to.equal(b.id);
       expect(now.how).to.equal("built");
+      // A post with another slug coming or going leaves the answer stored (only its slug's bucket counts).
+      expect((await read(t, url)).how).to.equal("stored");
+      const other = await makeEvent(t, { title: "Unrelated Newcomer", status: "publish", slug: "quite-another-slug-entirely" });
+      await t.request("DELETE", `/events/${other.id}`, { as: "editor" });
+      expect((await read(t, url)).how).to.equal("stored");
     });
 
     it("never keeps or serves answers of authenticated readers or of password requests", async () => {

@@ -107,6 +107,16 @@ const OPENAPI_30 = {
       properties: {
         description: { type: "string" },
         content: { type: "object", additionalProperties: { $ref: "#/definitions/MediaType" } },
+        // Header Objects (OpenAPI 3.0 §4.7.21): a Parameter without name and in.
+        headers: {
+          type: "object",
+          additionalProperties: {
+            type: "object",
+            required: ["schema"],
+            additionalProperties: false,
+            properties: { description: { type: "string" }, schema: { $ref: "#/definitions/Schema" } },
+          },
+        },
       },
     },
     Schema: {

@@ -236,7 +236,7 @@ describe("routes: OpenAPI generator", () => {
       required: false,
     });
     const list = doc.paths["/items"]?.get;
-    expect(list?.parameters.map((p) => p.name)).to.deep.equal(["page", "per_page", "search", "lang"]);
+    expect(list?.parameters.map((p) => p.name)).to.deep.equal(["page", "per_page", "search", "lang", "If-None-Match"]);
     expect(list?.summary).to.equal("List items");
     // An undeclared path placeholder is still documented, typed from its pattern.
     expect(doc.paths["/echo/{id}"]?.get?.parameters[0]).to.deep.equal({ name: "id", in: "path", description: "", schema: { type: "integer" }, required: true });
@@ -261,7 +261,7 @@ describe("routes: OpenAPI generator", () => {
 
   it("post: requestBody as a form with the body fields; query-located args stay parameters", () => {
     const post = doc.paths["/items"]?.post;
-    expect(post?.parameters).to.deep.equal([]);
+    expect(post?.parameters.map((p) => p.name)).to.deep.equal(["If-Match"]);
     expect(post?.requestBody).to.deep.equal({
       content: {
         "application/x-www-form-urlencoded": {
@@ -279,20 +279,31 @@ describe("routes: OpenAPI generator", () => {
       },
     });
     const documented = doc.paths["/documented"]?.post;
-    expect(documented?.parameters.map((p) => p.name)).to.deep.equal(["i"]);
+    expect(documented?.parameters.map((p) => p.name)).to.deep.equal(["i", "If-Match"]);
     expect(Object.keys(documented?.requestBody?.content["application/x-www-form-urlencoded"].schema.properties ?? {})).to.deep.equal(["categories", "start_date", "lang"]);
     const update = doc.paths["/items/{id}"]?.post;
-    expect(update?.parameters.map((p) => p.name)).to.deep.equal(["id"]);
+    expect(update?.parameters.map((p) => p.name)).to.deep.equal(["id", "If-Match"]);
     expect(Object.keys(update?.requestBody?.content["application/x-www-form-urlencoded"].schema.properties ?? {})).to.deep.equal(["title", "lang"]);
   });
 
   it("responses: declared statuses with $refs; defaults 200, and 201 for a create", () => {
+    const etag = { ETag: { description: "Strong validator of this answer (lib/routes/conditional.ts).", schema: { type: "string" } } };
     expect(doc.paths["/items"]?.get?.responses).to.deep.equal({
-      "200": { description: "Items", content: { "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/Item" } } } } },
+      "200": { description: "Items", headers: etag, content: { "application/json": { schema: { type: "array", items: { $ref: "#/components/schemas/Item" } } } } },
+      "304": { description: "Not Modified: the answer still has the ETag sent in If-None-Match.", headers: etag },
     });
     expect(doc.paths["/items"]?.post?.responses["201"]).to.deep.equal({ description: "Created", content: { "application/json": { schema: { $ref: "#/components/schemas/Item" } } } });
-    expect(Object.keys(doc.paths["/items/{id}"]?.post?.responses ?? {})).to.deep.equal(["200", "201"]);
-    expect(doc.paths["/items/{id}"]?.delete?.responses).to.deep.equal({ "200": { description: "OK" } });
-    expect(doc.paths["/merged"]?.post?.responses).to.deep.equal({ "201": { description: "Created" } });
+    expect(Object.keys(doc.paths["/items/{id}"]?.post?.responses ?? {})).to.deep.equal(["200", "201", "412"]);
+    expect(doc.paths["/items/{id}"]?.delete?.responses).to.deep.equal({
+      "200": { description: "OK" },
+      "412": { description: "Precondition Failed (rest_precondition_failed): the resource changed since the ETag sent in If-Match." },
+    });
+    expect(doc.paths["/merged"]?.post?.responses).to.deep.equal({
+      "201": { description: "Created" },
+      "412": { description: "Precondition Failed (rest_precondition_failed): the resource changed since the ETag sent in If-Match." },
+    });
+    // A path that can be read: 304 on its GET, If-Match and 412 on its writes.
+    expect(doc.paths["/items/{id}"]?.get?.responses).to.have.property("304");
+    expect(doc.paths["/items/{id}"]?.delete?.parameters.map((p) => p.name)).to.include("If-Match");
   });
 });

@@ -15,7 +15,14 @@ import { COMPONENT_SCHEMAS } from "./schemas";
 export const DOC_INFO = {
   version: "1.0.0",
   title: "Calendar REST API",
-  description: "The REST API of the events calendar: events, venues, organizers, event categories and tags.",
+  description:
+    "The REST API of the events calendar: events, venues, organizers, event categories and tags.\n\n" +
+    "Every route also takes WordPress's global parameters: `_fields` (keep only these members, dotted names into objects; " +
+    "the work for the others is skipped), `_envelope` (status and headers in the body) and `_pretty`. " +
+    "Reads answer with a strong `ETag` and 304 to a matching `If-None-Match`; writes to a path that can be read take " +
+    "`If-Match` and answer 412 when it is stale. The create, update and delete operations can also be sent up to 25 at a time " +
+    "through `POST <REST root>batch/v1` (WordPress's batch format). `GET /events.ics` (or `Accept: text/calendar` on " +
+    "`GET /events`) is the events list as an iCalendar feed.",
 } as const;
 
 type WithDefault = OpenApiValueSchema & { default?: JsonValue };

@@ -5,7 +5,8 @@
  * declared as data, so validation, the namespace index, OPTIONS, `Allow`
  * and the OpenAPI document all come from this one registration.
  */
-import { SLUGS_TAG } from "../../db/cache-tags";
+import { slugTag } from "../../db/cache-tags";
+import { sanitizeTitle } from "../../format/slug";
 import type { EngineApi } from "../../engine-api";
 import type { LoadedPost } from "../../posts/types";
 import { paginate, type Pagination } from "../../routes/pagination";
@@ -224,8 +225,8 @@ export function registerEventRoutes(host: CalendarHost): void {
       async handler(req) {
         // The addressed event is looked up once per request (the slug check and the `Allow` permission checks share it).
         const found = await lookup(req);
-        // Which post a slug finds changes with any post's slug, status or language.
-        if (by === "slug") req.dependsOn(SLUGS_TAG);
+        // Which post a slug finds changes when a post with that slug appears, goes or changes status or language (its bucket's tag).
+        if (by === "slug" && typeof req.params.slug === "string") req.dependsOn(slugTag(sanitizeTitle(req.params.slug)));
         if (by === "slug" && !found) throw invalidParam("slug", "No event has this slug.");
         const post = readableEvent(engine, found, by === "id" ? Number(req.params.id) : (found?.id ?? 0), req.user, readAccess(req));
         const [record] = await toRecords(engine, req, [post], true, { fieldsAt: "" });

@@ -1,4 +1,5 @@
-import { SLUGS_TAG } from "../../db/cache-tags";
+import { slugTag } from "../../db/cache-tags";
+import { sanitizeTitle } from "../../format/slug";
 import type { LoadedPost } from "../../posts/types";
 import { RestError } from "../../routes/errors";
 import { paginate } from "../../routes/pagination";
@@ -80,7 +81,8 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
 
   const read = (by: "id" | "slug") =>
     async function read(req: RestRequest): Promise<JsonObject> {
-      if (by === "slug") req.dependsOn(SLUGS_TAG);
+      // Which post a slug finds changes only with posts of that slug (its bucket's tag).
+      if (by === "slug" && typeof req.params.slug === "string") req.dependsOn(slugTag(sanitizeTitle(req.params.slug)));
       const post = await addressedPost(engine, kind, req, by);
       if (!post) throw notAddressed(by);
       // read_post: publish for everyone; drafts, private and trashed records
