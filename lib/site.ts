@@ -114,6 +114,11 @@ export async function createSite(options: SiteOptions): Promise<Site> {
         options.loginLimit === false
           ? authenticator
           : new LoginLimiter({ maxFailures: 20, windowMs: 60_000, ...(options.loginLimit ?? {}) }).wrap(authenticator),
+      // Without a host authenticator only HTTP Basic credentials log in: a
+      // request without an Authorization header is anonymous (the login
+      // limiter never refuses those). A host's own scheme (cookies, tokens)
+      // is not known here, so then every request is asked.
+      isAnonymous: options.authenticate === undefined ? (req) => req.headers.authorization === undefined : undefined,
       restPrefix: options.restPrefix,
       maxBodyBytes: options.maxBodyBytes,
       logger: options.logger,

@@ -14,6 +14,7 @@ import { normalizeRoutePath } from "./patterns";
 import { dispatch, type Authenticated, type Outcome } from "./pipeline";
 import type { ComposedResponse } from "./response-cache";
 import type { BuiltAnswer } from "./answer-store";
+import { answerKey, sendComposed, sendStoredAnswer } from "./send";
 import type { RestServer } from "./server";
 import { restRouteUrls, restUrls, type RestUrls } from "./urls";
 
@@ -170,17 +171,6 @@ function compose(server: RestServer, req: Request, outcome: Outcome, ctx: SendCo
   return { status, headers, body: status === 204 || status === 304 ? null : bytes, noCache };
 }
 
-/** A Vary value with `added`'s names appended, each name once (compared case-insensitively). */
-function mergeVary(existing: number | string | string[] | undefined, added: string): string {
-  const names = new Map<string, string>();
-  const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
-  for (const part of [...list, added].join(",").split(",")) {
-    const name = part.trim();
-    if (name !== "" && !names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
-  }
-  return [...names.values()].join(", ");
-}
-
 /**
  * The preconditions of a GET or HEAD, evaluated on the answer it would get
  * (RFC 9110 §13.2.2: only a 200 with its tag is affected): a failed
@@ -243,24 +233,7 @@ async function writePreconditions(
 
 function write(res: Response, response: ComposedResponse, ctx: SendContext): void {
   if (res.headersSent) return;
-  response = readPreconditions(res.req, response, ctx);
-  res.status(response.status);
-  for (const [name, value] of response.headers) {
-    // A host middleware may have set Vary (compression): add to it.
-    if (name === "Vary") {
-      const existing = res.getHeader(name);
-      res.setHeader(name, existing === undefined ? value : mergeVary(existing, value));
-    } else res.setHeader(name, value);
-  }
-  if (response.noCache) res.removeHeader("Last-Modified");
-  if (response.body === null) {
-    res.end();
-    return;
-  }
-  res.setHeader("Content-Length", response.body.length);
-  // HEAD runs like GET but sends no body (its Content-Length is the GET's).
-  if (ctx.realMethod === "HEAD" || ctx.method === "HEAD") res.end();
-  else res.end(response.body);
+  sendComposed(res, readPreconditions(res.req, response, ctx), ctx.realMethod === "HEAD" || ctx.method === "HEAD");
 }
 
 /**
@@ -274,7 +247,7 @@ function cacheKey(server: RestServer, req: Request, urls: RestUrls, ctx: SendCon
   if (own(query, "_method") !== undefined) return undefined;
   const length = req.headers["content-length"];
   if ((length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined) return undefined;
-  return `${urls.root}\u0000${req.originalUrl || req.url}\u0000${req.get("origin") ?? ""}`;
+  return answerKey(urls.root, req);
 }
 
 /** Whether the endpoint a request reaches opted into the response cache (asked only when no kept answer matched). */
@@ -287,7 +260,11 @@ function storedEndpoint(server: RestServer, rawPath: string, method: string): bo
   return server.match(normalizeRoutePath(rawPath), method).endpoint?.spec.store === true;
 }
 
-async function handleHttp(server: RestServer, req: Request, res: Response, readBody: BodyReader, rawPath: string, urls: RestUrls): Promise<void> {
+/**
+ * `peeked`: `sendStoredAnswer` just found no stored answer for this request
+ * (the store is not read again for it).
+ */
+async function handleHttp(server: RestServer, req: Request, res: Response, readBody: BodyReader, rawPath: string, urls: RestUrls, peeked = false): Promise<void> {
   const query = parseBracketString(rawQueryString(req.originalUrl || req.url));
   const realMethod = req.method.toUpperCase();
   let method = realMethod;
@@ -343,7 +320,7 @@ async function handleHttp(server: RestServer, req: Request, res: Response, readB
   // than the memory cache's own revision check. A request carrying a post
   // password gets the unlocked post: never kept on disk.
   if (store !== undefined && own(query, "password") === undefined && storedEndpoint(server, rawPath, method)) {
-    write(res, await store.answer(key, () => run(null)), ctx);
+    write(res, await store.answer(key, () => run(null), peeked), ctx);
     return;
   }
   if (cache === undefined) {
@@ -363,9 +340,11 @@ async function handleHttp(server: RestServer, req: Request, res: Response, readB
 export function createRestRouter(server: RestServer): Router {
   const router = express.Router();
   const readBody = bodyReader(server.settings.maxBodyBytes);
-  router.use((req: Request, res: Response) =>
-    handleHttp(server, req, res, readBody, req.path, restUrls(req, { restPrefix: server.settings.restPrefix })),
-  );
+  router.use((req: Request, res: Response) => {
+    const urls = restUrls(req, { restPrefix: server.settings.restPrefix });
+    const stored = sendStoredAnswer(server, req, res, urls.root);
+    if (stored !== "sent") return handleHttp(server, req, res, readBody, req.path, urls, stored === "missed");
+  });
   return router;
 }
 
@@ -384,6 +363,8 @@ export function createRestRouteMiddleware(server: RestServer): RequestHandler {
       next();
       return;
     }
-    void handleHttp(server, req, res, readBody, route === "" ? "/" : route, restRouteUrls(req, { restPrefix: server.settings.restPrefix }));
+    const urls = restRouteUrls(req, { restPrefix: server.settings.restPrefix });
+    const stored = sendStoredAnswer(server, req, res, urls.root);
+    if (stored !== "sent") void handleHttp(server, req, res, readBody, route === "" ? "/" : route, urls, stored === "missed");
   };
 }

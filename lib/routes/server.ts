@@ -3,7 +3,7 @@
  * settings. Everything else (index, OPTIONS, Allow, validation, OpenAPI)
  * reads this table; nothing about a route is written twice.
  */
-import type { RequestHandler, Router } from "express";
+import type { Request as ExpressRequest, RequestHandler, Router } from "express";
 import type Ajv from "ajv";
 import { BATCH_ROUTE, batchEndpoint } from "./batch";
 import { createRestRouteMiddleware, createRestRouter } from "./http";
@@ -56,6 +56,8 @@ export interface RouteMatch {
 
 export interface ServerSettings {
   readonly authenticate: Authenticate;
+  /** `undefined`: whether a request is anonymous is only known from `authenticate`. */
+  readonly isAnonymous: ((req: ExpressRequest) => boolean) | undefined;
   readonly siteInfo: RestServerOptions["siteInfo"];
   readonly restPrefix: string;
   readonly maxBodyBytes: number;
@@ -108,6 +110,7 @@ export class RestServer {
   constructor(options: RestServerOptions = {}) {
     this.settings = {
       authenticate: options.authenticate ?? (() => null),
+      isAnonymous: options.isAnonymous ?? (options.authenticate === undefined ? () => true : undefined),
       siteInfo: options.siteInfo,
       restPrefix: normalizePrefix(options.restPrefix ?? DEFAULT_REST_PREFIX),
       maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,

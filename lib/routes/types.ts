@@ -211,6 +211,15 @@ export interface RestLogger {
 export interface RestServerOptions {
   /** Default: every request is anonymous. */
   readonly authenticate?: Authenticate;
+  /**
+   * Whether a request is certainly anonymous, answered at once without
+   * `authenticate` (typically: it carries no credentials at all). `true`
+   * must mean that `authenticate` would answer `null`; `false` means "ask
+   * it". With an answer store it lets a stored answer be sent before the
+   * request is parsed or routed (send.ts). Default: always anonymous when
+   * there is no `authenticate`, otherwise never known.
+   */
+  readonly isAnonymous?: (req: ExpressRequest) => boolean;
   /** Missing members default to: name/description `""`, url/home the request's home URL, UTC. */
   readonly siteInfo?: (req: RestRequest) => Partial<SiteInfo> | Promise<Partial<SiteInfo>>;
   /**

@@ -1,0 +1,115 @@
+/**
+ * Putting a composed answer on the socket, and the short way for stored
+ * answers: an anonymous GET of a URL whose answer is in the answer store is
+ * sent before the request is parsed, routed or authenticated.
+ */
+import type { Request, Response } from "express";
+import { composedHeader, noneMatchFinds, notModified, parseTagList } from "./conditional";
+import type { ComposedResponse } from "./response-cache";
+import type { RestServer } from "./server";
+
+type HeaderList = ComposedResponse["headers"];
+
+/**
+ * A header list as `writeHead` takes it (`[name, value, name, value, …]`),
+ * with a last pair for Content-Length whose value the sender fills in.
+ * Stored answers of one endpoint share their parsed header lists
+ * (answer-store.ts), so theirs is made once: most sends allocate none.
+ */
+const flatLists = new WeakMap<HeaderList, string[]>();
+
+function flatten(headers: HeaderList): string[] {
+  const flat: string[] = [];
+  for (const [name, value] of headers) flat.push(name, value);
+  flat.push("Content-Length", "0");
+  return flat;
+}
+
+/** A Vary value with `added`'s names appended, each name once (compared case-insensitively). */
+export function mergeVary(existing: number | string | string[] | undefined, added: string): string {
+  const names = new Map<string, string>();
+  const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
+  for (const part of [...list, added].join(",").split(",")) {
+    const name = part.trim();
+    if (name !== "" && !names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
+  }
+  return [...names.values()].join(", ");
+}
+
+/**
+ * Writes `response` as the whole answer. One `writeHead` with the list
+ * instead of a `setHeader` per header: without headers set earlier Node
+ * writes the list straight into the head, skipping its header map. Headers
+ * a host middleware set earlier stay unless the answer names them too
+ * (Node merges them, ours win), except `Vary`, which is merged (a
+ * compression middleware's `Accept-Encoding` must stay).
+ */
+export function sendComposed(res: Response, response: ComposedResponse, headOnly: boolean): void {
+  if (res.headersSent) return;
+  let flat = flatLists.get(response.headers);
+  if (flat === undefined) {
+    flat = flatten(response.headers);
+    flatLists.set(response.headers, flat);
+  }
+  if (res.hasHeader("vary")) {
+    flat = [...flat];
+    for (let i = 0; i < flat.length; i += 2) if (flat[i] === "Vary") flat[i + 1] = mergeVary(res.getHeader("vary"), flat[i + 1] ?? "");
+  }
+  if (response.noCache) res.removeHeader("Last-Modified");
+  const body = response.body;
+  // 204 and 304 have no body, nor a Content-Length: the last pair is left out.
+  if (body === null) {
+    res.writeHead(response.status, flat.slice(0, -2));
+    res.end();
+    return;
+  }
+  // The list is read synchronously by writeHead: filling its last slot per send is safe.
+  flat[flat.length - 1] = String(body.length);
+  res.writeHead(response.status, flat);
+  // HEAD runs like GET but sends no body (its Content-Length is the GET's).
+  if (headOnly) res.end();
+  else res.end(body);
+}
+
+/** The answer store's and the response cache's key: REST root (scheme and host are in every URL of a record), the URL as sent, the Origin (CORS headers). */
+export function answerKey(root: string, req: Request): string {
+  return `${root}\u0000${req.originalUrl || req.url}\u0000${req.headers.origin ?? ""}`;
+}
+
+/** What `sendStoredAnswer` did: sent the stored answer, found none for a request it could have answered, or could not answer this request. */
+export type StoredSend = "sent" | "missed" | "not-eligible";
+
+/**
+ * Sends the stored answer of an anonymous plain GET/HEAD when the store has
+ * one that is still good, before anything else is done for the request.
+ *
+ * The usual path (http.ts) reaches the store only after parsing the query,
+ * matching the route, asking the authenticator and checking that the
+ * endpoint stores its answers; for a stored single event that work cost as
+ * much as reading and proving the answer. None of it is needed to find out
+ * that there is nothing to do: a row for this exact key exists only if the
+ * usual path stored it, i.e. the same URL (so the same query: no `password`,
+ * no `_method`) reached an endpoint with `store: true` anonymously. What
+ * remains to be checked here is what is not in the key: the method, no body,
+ * no method override header, no credentials (`isAnonymous`, which must be
+ * sure: an unsure request takes the usual path) and `If-Match` (left to the
+ * usual path, which answers 412s). `If-None-Match` is answered here.
+ */
+export function sendStoredAnswer(server: RestServer, req: Request, res: Response, root: string): StoredSend {
+  const store = server.answerStore;
+  const anonymous = server.settings.isAnonymous;
+  if (store === undefined || anonymous === undefined || !store.synchronous) return "not-eligible";
+  const method = req.method;
+  if (method !== "GET" && method !== "HEAD") return "not-eligible";
+  const headers = req.headers;
+  if (headers["x-http-method-override"] !== undefined || headers["if-match"] !== undefined || headers["transfer-encoding"] !== undefined) return "not-eligible";
+  const length = headers["content-length"];
+  if (length !== undefined && length !== "0") return "not-eligible";
+  if (!anonymous(req)) return "not-eligible";
+  const stored = store.peek(answerKey(root, req));
+  if (stored === undefined) return "missed";
+  const ifNoneMatch = parseTagList(headers["if-none-match"]);
+  const response = ifNoneMatch !== undefined && stored.status === 200 && noneMatchFinds(ifNoneMatch, composedHeader(stored, "ETag")) ? notModified(stored) : stored;
+  sendComposed(res, response, method === "HEAD");
+  return "sent";
+}
