@@ -10,18 +10,10 @@ import type { RestServer } from "./server";
 
 type HeaderList = ComposedResponse["headers"];
 
-/**
- * A header list as `writeHead` takes it (`[name, value, name, value, …]`),
- * with a last pair for Content-Length whose value the sender fills in.
- * Stored answers of one endpoint share their parsed header lists
- * (answer-store.ts), so theirs is made once: most sends allocate none.
- */
-const flatLists = new WeakMap<HeaderList, string[]>();
-
+/** A header list as `writeHead` takes it: `[name, value, name, value, …]`. */
 function flatten(headers: HeaderList): string[] {
   const flat: string[] = [];
   for (const [name, value] of headers) flat.push(name, value);
-  flat.push("Content-Length", "0");
   return flat;
 }
 
@@ -46,25 +38,19 @@ export function mergeVary(existing: number | string | string[] | undefined, adde
  */
 export function sendComposed(res: Response, response: ComposedResponse, headOnly: boolean): void {
   if (res.headersSent) return;
-  let flat = flatLists.get(response.headers);
-  if (flat === undefined) {
-    flat = flatten(response.headers);
-    flatLists.set(response.headers, flat);
-  }
+  const flat = flatten(response.headers);
   if (res.hasHeader("vary")) {
-    flat = [...flat];
     for (let i = 0; i < flat.length; i += 2) if (flat[i] === "Vary") flat[i + 1] = mergeVary(res.getHeader("vary"), flat[i + 1] ?? "");
   }
   if (response.noCache) res.removeHeader("Last-Modified");
   const body = response.body;
-  // 204 and 304 have no body, nor a Content-Length: the last pair is left out.
+  // 204 and 304 have no body, nor a Content-Length.
   if (body === null) {
-    res.writeHead(response.status, flat.slice(0, -2));
+    res.writeHead(response.status, flat);
     res.end();
     return;
   }
-  // The list is read synchronously by writeHead: filling its last slot per send is safe.
-  flat[flat.length - 1] = String(body.length);
+  flat.push("Content-Length", String(body.length));
   res.writeHead(response.status, flat);
   // HEAD runs like GET but sends no body (its Content-Length is the GET's).
   if (headOnly) res.end();

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { inflateRawSync } from "node:zlib";
 import { expect } from "chai";
 import Sqlite from "better-sqlite3";
 import { createEngine } from "../../lib/engine";
@@ -100,14 +101,19 @@ describe("calpress serve --answer-store --warm", function () {
         expect(count()).to.equal(Number(warmed[1]));
         expect(count()).to.be.greaterThan(100);
         // Keys are root, URL and origin joined by NULs.
-        const rows = reader.prepare("SELECT key, body FROM stored_answers").all() as Array<{ key: string; body: Buffer }>;
+        const rows = reader.prepare("SELECT key, answer FROM stored_answers").all() as Array<{ key: string; answer: Buffer }>;
         const row = rows.find((r) => /\/events\/\d+$/.test(r.key.split("\u0000")[1]));
         expect(row).to.not.equal(undefined);
+        // Headers, a newline and the body, deflated against the file's dictionary.
+        const { bytes: dictionary } = reader.prepare("SELECT bytes FROM dictionary").get() as { bytes: Buffer };
+        const plain = inflateRawSync(row!.answer, { dictionary });
+        const body = plain.subarray(plain.indexOf(10) + 1);
+        expect(row!.answer.length).to.be.lessThan(body.length / 3);
         const url = row!.key.split("\u0000")[1];
         const answer = await fetch(new URL(url, root));
         expect(answer.status).to.equal(200);
         // The bytes sent are the stored ones, and nothing new was stored.
-        expect(Buffer.from(await answer.arrayBuffer()).equals(row!.body)).to.equal(true);
+        expect(Buffer.from(await answer.arrayBuffer()).equals(body)).to.equal(true);
         expect(count()).to.equal(Number(warmed[1]));
       } finally {
         reader.close();

@@ -4,6 +4,10 @@
  * stored answer is sent as it is, proved against tag versions, or rebuilt.
  */
 import { expect } from "chai";
+import Sqlite from "better-sqlite3";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { AnswerStore, type BuiltAnswer } from "../../lib/routes/answer-store";
 import type { ComposedResponse } from "../../lib/routes/response-cache";
 
@@ -94,5 +98,52 @@ describe("routes: answer store", () => {
     await store.flush();
     expect(await bodyOf(store.answer("k", built("b")))).to.equal("b");
     expect(store.stats().stored).to.equal(0);
+  });
+
+  describe("in a file", () => {
+    const file = path.join(os.tmpdir(), `calpress-store-unit-${process.pid}.sqlite`);
+    const remove = (): void => {
+      for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
+    };
+    beforeEach(remove);
+    after(remove);
+    const openFile = async (identity = "one"): Promise<AnswerStore> => {
+      const store = await AnswerStore.open({ file, revision: async () => String(revision), versions: async () => new Map(), always: [2], identity });
+      stores.push(store);
+      return store;
+    };
+
+    it("gives back exactly the headers and bytes it kept, deflated, to another process on the same file", async () => {
+      const a = await openFile();
+      const body = Buffer.concat([Buffer.from(JSON.stringify({ title: "Zürich \u2014 «Nacht»", text: "x".repeat(4000) })), Buffer.from([0, 10, 255, 10])]);
+      const headers: Array<[string, string]> = [["Content-Type", "application/json; charset=UTF-8"], ["ETag", '"abc"'], ["Link", '<http://h/wp-json/>; rel="https://api.w.org/"']];
+      await a.answer("k", async () => ({ response: { status: 200, headers, body, noCache: false }, tags: new Set([4]) }));
+      await a.answer("k2", async () => ({ response: { status: 200, headers, body: Buffer.from("second"), noCache: false }, tags: new Set([4]) }));
+      const b = await openFile();
+      const again = await b.answer("k", async () => ({ response: response("rebuilt"), tags: new Set([4]) }));
+      expect(b.stats().proved).to.equal(1);
+      expect(again.body?.equals(body)).to.equal(true);
+      expect(again.headers).to.deep.equal(headers);
+      expect((await b.answer("k2", built("never"))).body?.toString()).to.equal("second");
+      const reader = new Sqlite(file, { readonly: true });
+      try {
+        const row = reader.prepare("SELECT length(answer) AS n FROM stored_answers WHERE key = 'k'").get() as { n: number };
+        expect(row.n).to.be.lessThan(body.length / 4);
+      } finally {
+        reader.close();
+      }
+    });
+
+    it("replaces the table of a file written in an earlier format", async () => {
+      const old = new Sqlite(file);
+      old.exec(`CREATE TABLE stored_answers (id INTEGER PRIMARY KEY, key TEXT NOT NULL, token TEXT NOT NULL, tags TEXT NOT NULL, status INTEGER NOT NULL, headers TEXT NOT NULL, no_cache INTEGER NOT NULL, body BLOB);
+        CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta VALUES ('identity', 'format 2; one');
+        INSERT INTO stored_answers VALUES (1, 'k', 't', '[]', 200, '[]', 0, x'00');`);
+      old.close();
+      const store = await openFile();
+      expect(await bodyOf(store.answer("k", built("fresh")))).to.equal("fresh");
+      expect(await bodyOf(store.answer("k", built("never")))).to.equal("fresh");
+    });
   });
 });
