@@ -10,10 +10,24 @@ import type { RestServer } from "./server";
 
 type HeaderList = ComposedResponse["headers"];
 
-/** A header list as `writeHead` takes it: `[name, value, name, value, …]`. */
-function flatten(headers: HeaderList): string[] {
+/**
+ * A header list as `writeHead` takes it: `[name, value, name, value, …]`,
+ * each name once, as `setHeader` one by one would leave it: a later value
+ * replaces an earlier one (the layer's Cache-Control wins over a route's),
+ * except Vary, whose names are merged: a route's own (`Vary: Accept`), the
+ * layer's and one a host middleware set before (compression's `Accept-Encoding`).
+ */
+function flatten(headers: HeaderList, hostVary: number | string | string[] | undefined): string[] {
   const flat: string[] = [];
-  for (const [name, value] of headers) flat.push(name, value);
+  const at = new Map<string, number>();
+  for (const [name, value] of headers) {
+    const lower = name.toLowerCase();
+    const index = at.get(lower);
+    if (index === undefined) {
+      at.set(lower, flat.length + 1);
+      flat.push(name, lower === "vary" && hostVary !== undefined ? mergeVary(hostVary, value) : value);
+    } else flat[index] = lower === "vary" ? mergeVary(flat[index], value) : value;
+  }
   return flat;
 }
 
@@ -38,10 +52,7 @@ export function mergeVary(existing: number | string | string[] | undefined, adde
  */
 export function sendComposed(res: Response, response: ComposedResponse, headOnly: boolean): void {
   if (res.headersSent) return;
-  const flat = flatten(response.headers);
-  if (res.hasHeader("vary")) {
-    for (let i = 0; i < flat.length; i += 2) if (flat[i] === "Vary") flat[i + 1] = mergeVary(res.getHeader("vary"), flat[i + 1] ?? "");
-  }
+  const flat = flatten(response.headers, res.hasHeader("vary") ? res.getHeader("vary") : undefined);
   if (response.noCache) res.removeHeader("Last-Modified");
   const body = response.body;
   // 204 and 304 have no body, nor a Content-Length.

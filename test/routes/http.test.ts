@@ -4,6 +4,7 @@
  * `_fields`.
  */
 import { expect } from "chai";
+import { RestResponse } from "../../lib/routes/response";
 import { call, ns, obj, startTestApp, type TestApp } from "./helpers";
 
 describe("routes: HTTP behaviours", () => {
@@ -34,6 +35,22 @@ describe("routes: HTTP behaviours", () => {
       const admin = await call(app, ns("/items"), { as: "admin" });
       expect(admin.headers.get("cache-control")).to.equal("no-cache, must-revalidate, max-age=0, no-store, private");
       expect(admin.headers.get("expires")).to.equal("Wed, 11 Jan 1984 05:00:00 GMT");
+    });
+  });
+
+  describe("headers a route sets itself", () => {
+    it("are sent once: the layer's value wins, Vary names are merged", async () => {
+      // Registered after start: the router reads the table per request.
+      app.server.registerRoute("own/v1", "/headers", {
+        methods: "GET",
+        permission: "public",
+        handler: () => new RestResponse({ ok: true }, 200, { "Cache-Control": "max-age=60", vary: "Accept-Language", "X-Own": "yes" }),
+      });
+      const res = await call(app, "/wp-json/own/v1/headers");
+      expect(res.status).to.equal(200);
+      expect(res.headers.get("x-own")).to.equal("yes");
+      expect(res.headers.get("cache-control")).to.equal("no-cache");
+      expect(res.headers.get("vary")).to.equal("Accept-Language, Authorization, Origin");
     });
   });
 
