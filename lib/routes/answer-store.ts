@@ -73,8 +73,10 @@ interface StoredRow {
   tags?: string;
   status: number;
   no_cache: number;
-  /** The header list as JSON, a newline, then the body: deflated with the store's dictionary (see `pack`). */
+  /** The header list as JSON, a newline, then the body, deflated (see `pack`). */
   answer: Buffer;
+  /** 1: deflated against the file's dictionary; 0: without one (stored before the dictionary was chosen). */
+  packing: number;
 }
 
 /*
@@ -86,10 +88,11 @@ interface StoredRow {
  * finds the same row in a few µs.
  *
  * Each answer (headers and body) is kept deflated against a preset
- * dictionary: the first answer the store kept, which shares with every
- * other the REST root, the field names and most header values. A 5 kB
- * event becomes ~0.7 kB (1.4 kB without the dictionary) for ~20 µs of
- * inflating per hit. Size is what decides the speed at scale: with 100k
+ * dictionary: the first answer of at least DICTIONARY_MIN bytes the store
+ * kept (smaller ones share too little; answers kept before it are deflated
+ * without one), which shares with every other the REST root, the field
+ * names and most header values. A 5 kB event becomes ~0.7 kB (1.4 kB
+ * without a dictionary) for ~20 µs of inflating per hit. Size is what decides the speed at scale: with 100k
  * events the uncompressed store was 1.3 GB, and a machine that reclaims
  * file pages left unread for a minute (this project's CI VMs page out such
  * memory proactively) turned a large share of hits into disk reads of ~1 ms
@@ -110,12 +113,15 @@ CREATE TABLE IF NOT EXISTS stored_answers (
   tags TEXT NOT NULL,
   status INTEGER NOT NULL,
   no_cache INTEGER NOT NULL,
+  packing INTEGER NOT NULL,
   answer BLOB NOT NULL
 );
 `;
 
-/** The most of the first answer kept as the dictionary (deflate looks back 32 kB at most). */
+/** The most of an answer kept as the dictionary (deflate looks back 32 kB at most). */
 const DICTIONARY_BYTES = 32 * 1024;
+/** The least an answer (headers and body) must have to become the dictionary. */
+const DICTIONARY_MIN = 3 * 1024;
 
 /**
  * The row id of a key: a 53-bit hash (a safe integer for JavaScript and
@@ -141,14 +147,14 @@ export function keyId(key: string): number {
  * Bumped when the rows' meaning changes (how ids are derived, what a column
  * holds): a store file written under another format is emptied when opened.
  */
-const STORE_FORMAT = 3;
+const STORE_FORMAT = 4;
 
 /**
  * A stored answer still good under the current tag versions of the attached
  * site database, in one statement: what the tags are now is read in the
  * same snapshot as the answer, so nothing can commit in between.
  */
-const SELECT_VALID = `SELECT status, no_cache, answer FROM stored_answers a WHERE a.id = ? AND a.key = ?
+const SELECT_VALID = `SELECT status, no_cache, packing, answer FROM stored_answers a WHERE a.id = ? AND a.key = ?
   AND NOT EXISTS (SELECT 1 FROM json_each(a.tags) j
     WHERE coalesce((SELECT t.version FROM site.cache_tags t WHERE t.tag = json_extract(j.value, '$[0]')), 0) <> json_extract(j.value, '$[1]'))`;
 
@@ -215,8 +221,8 @@ export class AnswerStore {
       if (options.attach !== undefined) db.prepare("ATTACH DATABASE ? AS site").run(options.attach);
       return new AnswerStore(
         db,
-        db.prepare(options.attach !== undefined ? SELECT_VALID : "SELECT token, tags, status, no_cache, answer FROM stored_answers WHERE id = ? AND key = ?"),
-        db.prepare("INSERT OR REPLACE INTO stored_answers(id, key, token, tags, status, no_cache, answer) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+        db.prepare(options.attach !== undefined ? SELECT_VALID : "SELECT token, tags, status, no_cache, packing, answer FROM stored_answers WHERE id = ? AND key = ?"),
+        db.prepare("INSERT OR REPLACE INTO stored_answers(id, key, token, tags, status, no_cache, packing, answer) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
         db.prepare("UPDATE stored_answers SET token = ? WHERE id = ? AND key = ?"),
         options,
       );
@@ -309,9 +315,8 @@ export class AnswerStore {
     // Where the statement proves answers (attach) the token is never read: not kept.
     const kept = this.options.attach !== undefined ? "" : token;
     const stored = this.write("storing an answer", () => {
-      const packed = this.pack(response);
-      if (packed !== undefined) this.upsert.run(id, key, kept, JSON.stringify(pairs), response.status, response.noCache ? 1 : 0, packed);
-      return packed !== undefined;
+      const { packing, answer } = this.pack(response);
+      this.upsert.run(id, key, kept, JSON.stringify(pairs), response.status, response.noCache ? 1 : 0, packing, answer);
     });
     if (stored) this.counters.stored++;
     return response;
@@ -345,32 +350,33 @@ export class AnswerStore {
   }
 
   /**
-   * The file's dictionary. The first answer stored chooses it; another
-   * process may have chosen it first, so what is in the file wins.
+   * The file's dictionary, if it has one yet. `candidate`, when large
+   * enough, becomes it if none was chosen; another process may have chosen
+   * first, so what is in the file wins.
    */
-  private dictionaryFor(first?: Buffer): Buffer | undefined {
+  private dictionaryFor(candidate?: Buffer): Buffer | undefined {
     if (this.dictionary !== undefined) return this.dictionary;
-    if (first !== undefined) this.dictionaryInsert.run(first.subarray(0, DICTIONARY_BYTES));
+    if (candidate !== undefined && candidate.length >= DICTIONARY_MIN) this.dictionaryInsert.run(candidate.subarray(0, DICTIONARY_BYTES));
     const row = this.dictionarySelect.get() as { bytes: Buffer } | undefined;
     this.dictionary = row?.bytes;
     return this.dictionary;
   }
 
-  /** Headers (JSON, which has no raw newline) and body, deflated: see SCHEMA. */
-  private pack(response: ComposedResponse): Buffer | undefined {
+  /** Headers (JSON, which has no raw newline), a newline and the body, deflated: see SCHEMA. */
+  private pack(response: ComposedResponse): { packing: number; answer: Buffer } {
     const plain = Buffer.concat([Buffer.from(`${JSON.stringify(response.headers)}\n`), response.body ?? Buffer.alloc(0)]);
     const dictionary = this.dictionaryFor(plain);
-    return dictionary === undefined ? undefined : deflateRawSync(plain, { dictionary });
+    return dictionary === undefined ? { packing: 0, answer: deflateRawSync(plain) } : { packing: 1, answer: deflateRawSync(plain, { dictionary }) };
   }
 
   private unpack(row: StoredRow): ComposedResponse | undefined {
     let dictionary: Buffer | undefined;
     try {
-      dictionary = this.dictionaryFor();
+      if (row.packing === 1) dictionary = this.dictionaryFor();
     } catch (err) {
       this.options.logger?.error("stored answers: reading the dictionary failed", err);
     }
-    const response = dictionary === undefined ? undefined : unpackAnswer(row, dictionary);
+    const response = row.packing === 1 && dictionary === undefined ? undefined : unpackAnswer(row, dictionary);
     if (response === undefined) this.options.logger?.error("stored answers: a stored answer could not be read back");
     return response;
   }
@@ -389,9 +395,9 @@ export class AnswerStore {
 }
 
 /** A stored answer as it was composed; `undefined` (a miss) when it cannot be read back. */
-function unpackAnswer(row: StoredRow, dictionary: Buffer): ComposedResponse | undefined {
+function unpackAnswer(row: StoredRow, dictionary: Buffer | undefined): ComposedResponse | undefined {
   try {
-    const plain = inflateRawSync(row.answer, { dictionary });
+    const plain = dictionary === undefined ? inflateRawSync(row.answer) : inflateRawSync(row.answer, { dictionary });
     const newline = plain.indexOf(10);
     if (newline < 0) return undefined;
     const headers = JSON.parse(plain.toString("utf8", 0, newline)) as Array<[string, string]>;

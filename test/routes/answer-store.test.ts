@@ -115,6 +115,8 @@ describe("routes: answer store", () => {
 
     it("gives back exactly the headers and bytes it kept, deflated, to another process on the same file", async () => {
       const a = await openFile();
+      // Too small to be the dictionary: kept deflated without one.
+      await a.answer("tiny", built("tiny answer"));
       const body = Buffer.concat([Buffer.from(JSON.stringify({ title: "Zürich \u2014 «Nacht»", text: "x".repeat(4000) })), Buffer.from([0, 10, 255, 10])]);
       const headers: Array<[string, string]> = [["Content-Type", "application/json; charset=UTF-8"], ["ETag", '"abc"'], ["Link", '<http://h/wp-json/>; rel="https://api.w.org/"']];
       await a.answer("k", async () => ({ response: { status: 200, headers, body, noCache: false }, tags: new Set([4]) }));
@@ -125,10 +127,13 @@ describe("routes: answer store", () => {
       expect(again.body?.equals(body)).to.equal(true);
       expect(again.headers).to.deep.equal(headers);
       expect((await b.answer("k2", built("never"))).body?.toString()).to.equal("second");
+      expect((await b.answer("tiny", built("never"))).body?.toString()).to.equal("tiny answer");
       const reader = new Sqlite(file, { readonly: true });
       try {
         const row = reader.prepare("SELECT length(answer) AS n FROM stored_answers WHERE key = 'k'").get() as { n: number };
         expect(row.n).to.be.lessThan(body.length / 4);
+        const packings = reader.prepare("SELECT key, packing FROM stored_answers ORDER BY key").all();
+        expect(packings).to.deep.equal([{ key: "k", packing: 1 }, { key: "k2", packing: 1 }, { key: "tiny", packing: 0 }]);
       } finally {
         reader.close();
       }
@@ -138,7 +143,7 @@ describe("routes: answer store", () => {
       const old = new Sqlite(file);
       old.exec(`CREATE TABLE stored_answers (id INTEGER PRIMARY KEY, key TEXT NOT NULL, token TEXT NOT NULL, tags TEXT NOT NULL, status INTEGER NOT NULL, headers TEXT NOT NULL, no_cache INTEGER NOT NULL, body BLOB);
         CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-        INSERT INTO meta VALUES ('identity', 'format 2; one');
+        INSERT INTO meta VALUES ('identity', 'format 3; one');
         INSERT INTO stored_answers VALUES (1, 'k', 't', '[]', 200, '[]', 0, x'00');`);
       old.close();
       const store = await openFile();
