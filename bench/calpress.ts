@@ -78,8 +78,8 @@ export interface Server {
   /** REST root path with a trailing slash, e.g. /wp-json/ */
   restRoot: string;
   rss: RssSampler;
-  /** Seconds the answer store's warm-up took (when asked for). */
-  warmS?: number;
+  /** Seconds the answer store's warm-up took (when asked for), once it is done. */
+  warmed: Promise<number | undefined>;
 }
 
 /**
@@ -124,6 +124,16 @@ export async function startServer(runner: Runner, target: string, label: string,
       ...(store ? ["--answer-store", store.file, ...(store.warm ? ["--warm"] : [])] : []),
     ],
   });
+  // Listening from the start: the warm-up's last line may come at any time after the ready line.
+  const warmed: Promise<number | undefined> = store?.warm
+    ? // 100k events: 180k records by ID and slug, a few minutes.
+      waitForLine(child, WARMED, 1_800_000).then((line) => {
+        log(`${label} warmed ${line[1]} stored answers in ${line[2]} s`);
+        return Number(line[2]);
+      })
+    : Promise.resolve(undefined);
+  // A failed warm-up is reported by whoever awaits it.
+  warmed.catch(() => undefined);
   // Sample from the start: start-up (schema check, caches) counts towards the maximum too.
   const rss = new RssSampler(child.pid);
   const m = await waitForLine(child, READY, 120_000);
@@ -132,14 +142,7 @@ export async function startServer(runner: Runner, target: string, label: string,
     // An exit we did not ask for is worth a loud line: every later request fails.
     if (!child.stopping()) log(`${label} exited unexpectedly (${code}); last stderr:\n${child.recentStderr().slice(-10).join("\n")}`);
   });
-  let warmS: number | undefined;
-  if (store?.warm) {
-    // 100k events: 180k records by ID and slug, a few minutes.
-    const warmed = await waitForLine(child, WARMED, 1_800_000);
-    warmS = Number(warmed[2]);
-    log(`${label} warmed ${warmed[1]} stored answers in ${warmed[2]} s`);
-  }
-  return { child, origin: m[1], restRoot: m[2].endsWith("/") ? m[2] : `${m[2]}/`, rss, warmS };
+  return { child, origin: m[1], restRoot: m[2].endsWith("/") ? m[2] : `${m[2]}/`, rss, warmed };
 }
 
 export async function stopServer(server: Server): Promise<number> {

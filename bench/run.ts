@@ -76,9 +76,18 @@ async function runSize(opts: BenchOptions, runner: Runner, events: number, repor
   const workloads = buildWorkloads({ catalog, restRoot: server.restRoot, etags }).filter((w) => !opts.workloads || opts.workloads.includes(w.name));
   const needed = new Set<KindName>(workloads.flatMap((w) => w.mix.map((m) => m.kind.name)));
 
+  // Captured while the stored answers are warmed, not after: the capture
+  // creates an event in the busiest category, which changes that category's
+  // count and so every answer showing it (~3% of the single events). Done
+  // after the warm-up, it left those answers to be rebuilt during the
+  // single-event workloads, as costs of a write that is not part of them
+  // (the mixed workload measures writes). Now only the answers stored in
+  // the warm-up's first second or so that show the category are voided: a
+  // few dozen.
   log("capturing one real response per request kind for the ceiling");
   const captured = await capture(server.origin, Object.values(kinds).filter((k) => needed.has(k.name)), opts.seed);
   log(`captured: ${Object.entries(captured.bytes).map(([k, b]) => `${k} ${b} B`).join(", ")}`);
+  const warmS = await server.warmed;
   const specDir = fs.mkdtempSync(path.join(os.tmpdir(), "calpress-ceiling-"));
   onCleanup(`ceiling spec ${specDir}`, () => fs.rmSync(specDir, { recursive: true, force: true }));
   const specFile = path.join(specDir, "spec.json");
@@ -136,7 +145,7 @@ async function runSize(opts: BenchOptions, runner: Runner, events: number, repor
     events,
     db: opts.db,
     load_s: round(loadS, 2),
-    ...(server.warmS !== undefined ? { warm_s: round(server.warmS, 1) } : {}),
+    ...(warmS !== undefined ? { warm_s: round(warmS, 1) } : {}),
     rss_mb_max: round(rssMax, 1),
     response_bytes: captured.bytes,
   });

@@ -31,6 +31,15 @@ export interface SiteOptions {
    * application password is still tried, so API clients keep working.
    */
   authenticate?: (req: ExpressRequest) => Promise<HostUser> | HostUser;
+  /**
+   * With `authenticate`: whether a request certainly carries none of the
+   * host's credentials (no session cookie, say), answered at once. `true`
+   * must mean that `authenticate` would answer null. It lets a stored
+   * answer (`answerStore`) be sent before the request is routed; without
+   * it, every request with a host authenticator is asked. A request with an
+   * Authorization header is never taken for anonymous.
+   */
+  isAnonymous?: (req: ExpressRequest) => boolean;
   /** Path the router is mounted at (default `/wp-json`): tells the site home from the REST root. */
   restPrefix?: string;
   /** Register the calendar plugin (default true). */
@@ -117,8 +126,8 @@ export async function createSite(options: SiteOptions): Promise<Site> {
       // Without a host authenticator only HTTP Basic credentials log in: a
       // request without an Authorization header is anonymous (the login
       // limiter never refuses those). A host's own scheme (cookies, tokens)
-      // is not known here, so then every request is asked.
-      isAnonymous: options.authenticate === undefined ? (req) => req.headers.authorization === undefined : undefined,
+      // is known only to the host: its `isAnonymous`, else every request is asked.
+      isAnonymous: anonymityCheck(options),
       restPrefix: options.restPrefix,
       maxBodyBytes: options.maxBodyBytes,
       logger: options.logger,
@@ -139,8 +148,13 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     // Also picks up rows an earlier process wrote and never delivered.
     if (options.webhooks !== false && options.webhooks?.autoStart !== false) webhooks.start();
     rest.answerStore = await openAnswerStore(engine, options);
-    if (options.timezone !== undefined) await engine.options.set("timezone", options.timezone);
-    if (options.defaultLanguage !== undefined) await engine.options.set("default_language", options.defaultLanguage);
+    // Written only when they differ: any write to the options voids every
+    // stored answer (they all show the site's options), and a restart with
+    // the same --timezone must not.
+    if (options.timezone !== undefined && (await engine.options.get("timezone")) !== options.timezone) await engine.options.set("timezone", options.timezone);
+    if (options.defaultLanguage !== undefined && (await engine.options.get("default_language")) !== options.defaultLanguage) {
+      await engine.options.set("default_language", options.defaultLanguage);
+    }
 
     // WordPress publishes scheduled posts from cron; here a timer does it,
     // and every process may run it (publishing is idempotent).
@@ -181,6 +195,12 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     await close();
     throw err;
   }
+}
+
+function anonymityCheck(options: SiteOptions): ((req: ExpressRequest) => boolean) | undefined {
+  const host = options.isAnonymous;
+  if (options.authenticate === undefined) return (req) => req.headers.authorization === undefined;
+  return host === undefined ? undefined : (req) => req.headers.authorization === undefined && host(req);
 }
 
 async function authenticate(engine: Engine, options: SiteOptions, req: ExpressRequest): Promise<CurrentUser | null | RestError> {

@@ -7,6 +7,7 @@
  * is no early path.
  */
 import { expect } from "chai";
+import Sqlite from "better-sqlite3";
 import express from "express";
 import fs from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -213,6 +214,79 @@ forEachDatabase("calendar: stored answers with a host authenticator", (db) => {
       expect(s?.stats().early).to.equal(0);
     } finally {
       await t.close();
+      await database.drop();
+      removeStore(file);
+    }
+  });
+
+  it("with the host's isAnonymous, requests without its cookie (and without Authorization) are sent early", async function () {
+    if (db.name !== "sqlite") this.skip();
+    const file = path.join(os.tmpdir(), `calpress-early-host2-${process.pid}.sqlite`);
+    const database = await db.create();
+    const t = await startTestSite({
+      target: database.target,
+      fixture: "minimal",
+      timezone: "UTC",
+      responseCache: false,
+      answerStore: { file },
+      authenticate: (req) => (req.headers.cookie === "session=admin" ? "admin" : null),
+      isAnonymous: (req) => req.headers.cookie === undefined,
+    });
+    try {
+      const event = await makeEvent(t, { title: "Host Session Two", status: "publish" });
+      const url = `${t.ns}/events/${event.id}`;
+      for (let i = 0; i < 3; i++) expect((await fetch(url)).status).to.equal(200);
+      const s = t.site.rest.answerStore;
+      const early = s?.stats().early ?? 0;
+      expect(early).to.be.greaterThan(0);
+      const admin = await fetch(url, { headers: { cookie: "session=admin" } });
+      expect(admin.headers.get("cache-control")).to.contain("no-store");
+      const basic = await t.get(url, { as: { login: "editor", password: "wrong" } });
+      expect(basic.status).to.equal(401);
+      expect(s?.stats().early).to.equal(early);
+    } finally {
+      await t.close();
+      await database.drop();
+      removeStore(file);
+    }
+  });
+
+  it("survive a restart with the same settings (the time zone is not written again)", async function () {
+    if (db.name !== "sqlite") this.skip();
+    const file = path.join(os.tmpdir(), `calpress-early-restart-${process.pid}.sqlite`);
+    const database = await db.create();
+    const options = { target: database.target, timezone: "Europe/Rome", responseCache: false as const, answerStore: { file } };
+    // Stored answers still good against the site's tags now (the query the store itself proves them with).
+    const stillGood = (): number => {
+      const reader = new Sqlite(file, { readonly: true });
+      try {
+        reader.prepare("ATTACH DATABASE ? AS site").run(database.target);
+        const row = reader
+          .prepare(
+            `SELECT count(*) AS n FROM stored_answers a WHERE NOT EXISTS (SELECT 1 FROM json_each(a.tags) j
+              WHERE coalesce((SELECT t.version FROM site.cache_tags t WHERE t.tag = json_extract(j.value, '$[0]')), 0) <> json_extract(j.value, '$[1]'))`,
+          )
+          .get() as { n: number };
+        return row.n;
+      } finally {
+        reader.close();
+      }
+    };
+    const first = await startTestSite({ ...options, fixture: "minimal" });
+    try {
+      const event = await makeEvent(first, { title: "Before Restart", status: "publish" });
+      for (let i = 0; i < 3; i++) await first.get(`/events/${event.id}`);
+      expect(first.site.rest.answerStore?.stats().early).to.be.greaterThan(0);
+    } finally {
+      await first.close();
+    }
+    const good = stillGood();
+    expect(good).to.be.greaterThan(0);
+    const second = await startTestSite(options);
+    try {
+      expect(stillGood()).to.equal(good);
+    } finally {
+      await second.close();
       await database.drop();
       removeStore(file);
     }
