@@ -3,6 +3,7 @@ import { openDb, optimizeStorage } from "./db/connect";
 import { migrateCore } from "./db/migrations";
 import { migrateCacheTags, migrateFieldTableTags } from "./db/cache-tags";
 import { DataRevision, ReadCache } from "./db/revision";
+import { checkWriteGuard, currentWriteGuard } from "./db/write-guard";
 import { sqliteSearchIndexReady } from "./db/search-index";
 import { DbOption, Dialect, dialectOf } from "./db/target";
 import type { EngineApi } from "./engine-api";
@@ -204,12 +205,16 @@ export class Engine implements EngineApi {
   private async runTransaction<T>(work: (tx: Engine) => Promise<T>): Promise<T> {
     let bound: Engine | undefined;
     let wroteOutbox = false;
+    // Read here, in the caller's async context (knex may run the callback in another's).
+    const guard = currentWriteGuard();
     const result = await this.knex.transaction(async (trx) => {
+      if (guard) await checkWriteGuard(trx, this.dialect, guard);
       bound = new Engine(trx, {}, this);
       const out = await work(bound);
       wroteOutbox = await bound.writeOutbox();
       return out;
     });
+    if (guard) guard.spent = true;
     // A committed option write: readers that cached the old value meanwhile must not wait for the recheck.
     if (bound?.options.wroteInTransaction) this.shared.optionsCache.invalidate();
     if (bound?.journal) this.shared.hooks.committed(bound.journal.changes(), wroteOutbox);

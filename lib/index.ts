@@ -14,3 +14,5 @@ export { loadFixture, validateFixture, generateFixture, resolveFixture } from ".
 export type { Fixture } from "./fixtures";
 export { actingAs, WEBHOOK_SECRET_OPTION, WEBHOOK_URL_OPTION } from "./hooks";
 export type { Change, DeliveryReport, HookListener, HookMap, PostChange, TermChange, Unsubscribe, WebhookSettings } from "./hooks";
+/** The cache tags a route names with `req.dependsOn(…)` (stored answers, guarded `If-Match` writes). */
+export { postTag, termTag, SITE_TAG } from "./db/cache-tags";

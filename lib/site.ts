@@ -1,4 +1,5 @@
 import path from "node:path";
+import { runGuarded, snapshotTags, writeGuardsAvailable } from "./db/write-guard";
 import type { Request as ExpressRequest, RequestHandler, Router } from "express";
 import { createEngine, Engine } from "./engine";
 import type { DbOption } from "./db/target";
@@ -132,6 +133,9 @@ export async function createSite(options: SiteOptions): Promise<Site> {
       maxBodyBytes: options.maxBodyBytes,
       logger: options.logger,
       responseCache: responseCacheOptions(engine, options.responseCache),
+      writeGuards: writeGuardsAvailable(engine.knex)
+        ? { snapshot: (tags) => snapshotTags(engine.knex, tags), run: (snapshot, stale, work) => runGuarded(snapshot, stale, work) }
+        : undefined,
       siteInfo: async () => {
         const timezone = await engine.options.timezone();
         return {

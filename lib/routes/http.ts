@@ -16,6 +16,7 @@ import type { ComposedResponse } from "./response-cache";
 import type { BuiltAnswer } from "./answer-store";
 import { answerKey, sendComposed, sendStoredAnswer } from "./send";
 import type { RestServer } from "./server";
+import type { WriteGuardSnapshot } from "./types";
 import { restRouteUrls, restUrls, type RestUrls } from "./urls";
 
 /** Headers browsers may read cross-origin: WordPress's pagination trio, calpress's count pair and the ETag (for `If-Match`). */
@@ -201,10 +202,14 @@ const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
  * precondition fails, the 412 to send instead of running the write.
  *
  * Between this check and the write's own transaction another writer may
- * still commit (the handlers open their transactions themselves, so the
- * two cannot share one); the window is the few milliseconds of one GET,
- * which narrows lost updates to truly simultaneous ones but does not rule
- * them out.
+ * commit (the handlers open their transactions themselves, so the two
+ * cannot share one). With write guards (lib/db/write-guard.ts) that is
+ * caught: the versions of the cache tags the GET names are read after a
+ * first GET, the ETag compared is that of a second GET made after the
+ * read, and the write's transaction fails with 412 when one of them moved
+ * since. Any write the read missed is then either in the second GET (its
+ * ETag) or a version change. Without guards (MariaDB, or a GET that names
+ * no tags) the window of one GET stays.
  */
 async function writePreconditions(
   server: RestServer,
@@ -212,7 +217,7 @@ async function writePreconditions(
   ctx: SendContext,
   path: string,
   auth: Authenticated | undefined,
-): Promise<{ auth: Authenticated | undefined; failed?: Outcome }> {
+): Promise<{ auth: Authenticated | undefined; failed?: Outcome; guard?: <T>(work: () => Promise<T>) => Promise<T> }> {
   const ifMatch = parseTagList(req.get("if-match"));
   const ifNoneMatch = parseTagList(req.get("if-none-match"));
   if ((ifMatch === undefined && ifNoneMatch === undefined) || !UNSAFE_METHODS.has(ctx.method)) return { auth };
@@ -224,10 +229,27 @@ async function writePreconditions(
   const query: ParamMap = { ...ctx.query };
   delete query._method;
   const readCtx: SendContext = { ...ctx, query, realMethod: "GET", method: "GET", headerOverride: false };
-  const current = await dispatch(server, { http: req, method: "GET", path, query, body: { json: {}, form: {} }, urls: ctx.urls, auth: known });
+  const read = (): Promise<Outcome> => dispatch(server, { http: req, method: "GET", path, query, body: { json: {}, form: {} }, urls: ctx.urls, auth: known });
+  let current = await read();
+  const guards = server.settings.writeGuards;
+  let snapshot: WriteGuardSnapshot | undefined;
+  // A second GET that names a tag the snapshot lacks (a link changed in
+  // between) takes another round; three at most, then no guard.
+  for (let round = 0; guards !== undefined && snapshot === undefined && round < 3; round++) {
+    const named = current.request?.dependencies;
+    if (named === undefined || named.size === 0) break;
+    const taken = await guards.snapshot(named);
+    current = await read();
+    const again = current.request?.dependencies;
+    if (again !== undefined && again.size > 0 && [...again].every((tag) => named.has(tag))) snapshot = taken;
+  }
   const etag = composedHeader(compose(server, req, current, readCtx), "ETag");
   const holds = (ifMatch === undefined || ifMatchPasses(ifMatch, etag)) && (ifNoneMatch === undefined || !noneMatchFinds(ifNoneMatch, etag));
-  if (holds) return { auth: known };
+  if (holds) {
+    if (guards === undefined || snapshot === undefined) return { auth: known };
+    const taken = snapshot;
+    return { auth: known, guard: (work) => guards.run(taken, preconditionFailed, work) };
+  }
   return { auth: known, failed: { status: 412, data: preconditionFailed().toJSON(), headers: {}, user: known } };
 }
 
@@ -285,7 +307,8 @@ async function handleHttp(server: RestServer, req: Request, res: Response, readB
       const body = await readBody(req, res);
       const path = normalizeRoutePath(rawPath);
       const checked = await writePreconditions(server, req, ctx, path, auth);
-      outcome = checked.failed ?? (await dispatch(server, { http: req, method, path, query, body, urls, auth: checked.auth }));
+      const perform = (): Promise<Outcome> => dispatch(server, { http: req, method, path, query, body, urls, auth: checked.auth });
+      outcome = checked.failed ?? (checked.guard ? await checked.guard(perform) : await perform());
     } catch (err) {
       const error = err instanceof RestError ? err : internalServerError();
       if (!(err instanceof RestError)) server.settings.logger.error("REST request failed", err);

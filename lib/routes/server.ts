@@ -23,6 +23,7 @@ import {
   type RestEndpoint,
   type RestLogger,
   type RestServerOptions,
+  type WriteGuards,
   type RouteOptions,
 } from "./types";
 import { DEFAULT_REST_PREFIX, normalizePrefix } from "./urls";
@@ -63,6 +64,7 @@ export interface ServerSettings {
   readonly maxBodyBytes: number;
   readonly logger: RestLogger;
   readonly responseCache: ResponseCache | undefined;
+  readonly writeGuards: WriteGuards | undefined;
 }
 
 interface RegisteredEndpoint {
@@ -116,6 +118,7 @@ export class RestServer {
       maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
       logger: options.logger ?? { error: (message, error) => console.error(message, error) },
       responseCache: options.responseCache ? new ResponseCache(options.responseCache) : undefined,
+      writeGuards: options.writeGuards,
     };
     this.answerStore = options.answerStore;
     this.addRoute("", "/", "site-index", [{ spec: siteIndexEndpoint(this), commonArgs: {} }]);

@@ -236,4 +236,27 @@ export interface RestServerOptions {
   readonly responseCache?: ResponseCacheOptions;
   /** Keep anonymous GET answers of endpoints with `store: true` (see `AnswerStore`). Default: none. */
   readonly answerStore?: AnswerStore;
+  /**
+   * Closes the window between an `If-Match` check and the write it allows
+   * (lib/db/write-guard.ts). Default: none (the check and the write are two
+   * steps; a write committed in between goes unnoticed).
+   */
+  readonly writeGuards?: WriteGuards;
+}
+
+/**
+ * Versions of cache tags (the dependencies a GET names with
+ * `RestRequest.dependsOn`) and a way to make the next write transaction
+ * fail unless they are unchanged.
+ */
+export interface WriteGuards {
+  /** The versions of `tags` now. */
+  snapshot(tags: ReadonlySet<number>): Promise<WriteGuardSnapshot>;
+  /** Runs `work`; its first write transaction throws `stale()` first when a version moved since `snapshot`. */
+  run<T>(snapshot: WriteGuardSnapshot, stale: () => Error, work: () => Promise<T>): Promise<T>;
+}
+
+export interface WriteGuardSnapshot {
+  readonly tags: readonly number[];
+  readonly versions: ReadonlyMap<number, number>;
 }

@@ -284,3 +284,112 @@ describe("routes: conditional requests with kept answers and host middleware", (
     expect(res.headers.get("vary")).to.equal("Accept-Encoding, origin, Authorization");
   });
 });
+
+/**
+ * The layer's side of closing the check-then-write window (write guards,
+ * lib/db/write-guard.ts): a fake guard keeps tag versions in memory, so the
+ * test can commit a "concurrent" write at each point between the check and
+ * the write.
+ */
+describe("routes: If-Match with write guards", () => {
+  let http: Server;
+  let base: string;
+  const versions = new Map<number, number>();
+  let title = "First";
+  let writes = 0;
+  const snapshots: number[][] = [];
+  /** Runs when the guard is asked for a snapshot (after the first GET) or when the guarded write starts. */
+  let atSnapshot: (() => void) | undefined;
+  let atWrite: (() => void) | undefined;
+  const concurrentEdit = (to: string) => (): void => {
+    title = to;
+    versions.set(7, (versions.get(7) ?? 0) + 1);
+  };
+
+  before(async () => {
+    const server = new RestServer({
+      authenticate: fakeAuthenticate,
+      writeGuards: {
+        snapshot: async (tags) => {
+          snapshots.push([...tags].sort((a, b) => a - b));
+          const taken = { tags: [...tags], versions: new Map([...tags].map((t) => [t, versions.get(t) ?? 0])) };
+          atSnapshot?.();
+          return taken;
+        },
+        run: async (snapshot, stale, work) => {
+          atWrite?.();
+          if (snapshot.tags.some((t) => (versions.get(t) ?? 0) !== (snapshot.versions.get(t) ?? 0))) throw stale();
+          return work();
+        },
+      },
+    });
+    server.registerRoute("guard/v1", "/thing", [
+      {
+        methods: "GET",
+        permission: "public",
+        handler: (req: RestRequest) => {
+          req.dependsOn(7);
+          return { title };
+        },
+      },
+      {
+        methods: "PUT",
+        permission: "public",
+        args: { title: { type: "string", required: true } },
+        handler: (req: RestRequest) => {
+          writes++;
+          title = String(req.params.title);
+          versions.set(7, (versions.get(7) ?? 0) + 1);
+          return { title };
+        },
+      },
+    ]);
+    const app = express();
+    app.use("/wp-json", server.router());
+    http = await new Promise((resolve) => {
+      const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    });
+    base = `http://127.0.0.1:${(http.address() as AddressInfo).port}/wp-json/guard/v1`;
+  });
+  after(() => {
+    http.closeAllConnections();
+    return new Promise<void>((resolve) => http.close(() => resolve()));
+  });
+  afterEach(() => {
+    atSnapshot = undefined;
+    atWrite = undefined;
+  });
+
+  const put = (to: string, etag: string): Promise<Response> =>
+    fetch(`${base}/thing`, { method: "PUT", headers: { "content-type": "application/json", "If-Match": etag }, body: JSON.stringify({ title: to }) });
+  const currentTag = async (): Promise<string> => (await fetch(`${base}/thing`)).headers.get("etag") ?? "";
+
+  it("snapshots the tags the GET named, and writes when nothing moved", async () => {
+    const before = writes;
+    const res = await put("Second", await currentTag());
+    expect(res.status).to.equal(200);
+    expect(writes).to.equal(before + 1);
+    expect(snapshots.at(-1)).to.deep.equal([7]);
+  });
+
+  it("a write committed after the check and before the write: 412, the handler never runs", async () => {
+    const etag = await currentTag();
+    const before = writes;
+    atWrite = concurrentEdit("Concurrent");
+    const res = await put("Lost", etag);
+    expect(res.status).to.equal(412);
+    expect(await res.json()).to.deep.include({ code: "rest_precondition_failed", data: { status: 412 } });
+    expect(writes).to.equal(before);
+    expect(title).to.equal("Concurrent");
+  });
+
+  it("a write committed right after the snapshot is seen by the GET the tag is compared with", async () => {
+    const etag = await currentTag();
+    const before = writes;
+    atSnapshot = concurrentEdit("Between");
+    const res = await put("Lost", etag);
+    expect(res.status).to.equal(412);
+    expect(writes).to.equal(before);
+    expect(title).to.equal("Between");
+  });
+});
