@@ -14,7 +14,9 @@
  * batch is not one transaction (neither is WordPress's), so in `normal`
  * mode a failing slot leaves the writes of the others in place. Only
  * `require-all-validate` promises "all or nothing", and only for what can
- * be checked before anything runs.
+ * be checked before anything runs: arguments, permissions and the
+ * sub-requests' own `If-Match` / `If-None-Match` headers (a slot whose
+ * precondition an earlier slot's write breaks still fails when it runs).
  */
 import type { CurrentUser } from "../users/types";
 import { RestError, internalServerError, isRestError } from "./errors";
@@ -22,6 +24,7 @@ import { filterFields, parseFields } from "./fields";
 import { isPlainObject } from "./json";
 import { parseBracketString, rawQueryString, type BodySources, type ParamMap } from "./params";
 import { normalizeRoutePath } from "./patterns";
+import { checkWriteConditions, type WriteCheck } from "./http";
 import { allowedMethods, checkPermission, dispatch, type Outcome } from "./pipeline";
 import { ServerRequest, type RestRequest } from "./request";
 import { RestResponse } from "./response";
@@ -171,6 +174,9 @@ async function check(server: RestServer, batch: RestRequest, sub: SubRequest, pe
     if (permission) {
       const allowed = await checkPermission(endpoint, request);
       if (allowed !== true) return { sub, error: allowed, route: match.route, request };
+      // A stale If-Match is known before anything runs too (it is checked again when the slot runs).
+      const conditions = await subConditions(server, batch, sub, batch.user);
+      if (conditions.failed) return { sub, error: conditions.failed, route: match.route, request };
     }
   } catch (err) {
     if (!isRestError(err)) server.settings.logger.error(`REST batch request ${sub.method} ${sub.path} failed`, err);
@@ -186,20 +192,40 @@ async function refusedSlot(server: RestServer, checked: Checked, error: RestErro
   return errorSlot(error, allow.length > 0 ? { Allow: allow.join(", ") } : {});
 }
 
-async function run(server: RestServer, batch: RestRequest, sub: SubRequest, user: CurrentUser | null): Promise<BatchSlot> {
-  // The ordinary pipeline once more (validation, permission, handler, `Allow`), with the
-  // batch request's user: the batch authenticated once, its sub-requests carry no credentials.
-  const outcome = await dispatch(server, {
+/** The preconditions (`If-Match`, `If-None-Match`) a sub-request's own headers set, as on a request of its own. */
+function subConditions(server: RestServer, batch: RestRequest, sub: SubRequest, user: CurrentUser | null): Promise<WriteCheck> {
+  return checkWriteConditions(server, {
     http: batch.http,
     method: sub.method,
     path: sub.path,
     query: sub.query,
-    body: sub.body,
     urls: batch.urls,
-    auth: user,
+    user,
     headers: sub.headers,
+    ifMatch: sub.headers["if-match"],
+    ifNoneMatch: sub.headers["if-none-match"],
   });
-  return outcomeSlot(outcome);
+}
+
+async function run(server: RestServer, batch: RestRequest, sub: SubRequest, user: CurrentUser | null): Promise<BatchSlot> {
+  // A sub-request's If-Match is honoured as on a request of its own: a
+  // client that sends one in a batch must not lose an update silently.
+  const conditions = await subConditions(server, batch, sub, user);
+  if (conditions.failed) return errorSlot(conditions.failed);
+  // The ordinary pipeline once more (validation, permission, handler, `Allow`), with the
+  // batch request's user: the batch authenticated once, its sub-requests carry no credentials.
+  const perform = (): Promise<Outcome> =>
+    dispatch(server, {
+      http: batch.http,
+      method: sub.method,
+      path: sub.path,
+      query: sub.query,
+      body: sub.body,
+      urls: batch.urls,
+      auth: user,
+      headers: sub.headers,
+    });
+  return outcomeSlot(conditions.guard ? await conditions.guard(perform) : await perform());
 }
 
 /** The `POST /batch/v1` endpoint of a server. Public: each sub-request checks its own permission. */
@@ -213,10 +239,10 @@ export function batchEndpoint(server: RestServer): RestEndpoint {
       const entries: unknown[] = Array.isArray(req.params.requests) ? req.params.requests : [];
       const requireAll = req.params.validation === "require-all-validate";
       const subs = entries.map(subRequest);
-      // calpress decision: `require-all-validate` also runs each permission check before
-      // anything is written (WordPress checks only the arguments then), so that a slot
-      // refused for its user stops the whole batch too. In `normal` mode permission is
-      // checked when the sub-request runs, as in WordPress.
+      // calpress decision: `require-all-validate` also runs each permission check and
+      // each sub-request's If-Match before anything is written (WordPress checks only
+      // the arguments then), so that a slot refused for its user or stale stops the
+      // whole batch too. In `normal` mode both are checked when the sub-request runs.
       const checked: Checked[] = [];
       for (const sub of subs) checked.push(await check(server, req, sub, requireAll));
 

@@ -17,6 +17,7 @@ import type { BuiltAnswer } from "./answer-store";
 import { answerKey, sendComposed, sendStoredAnswer } from "./send";
 import type { RestServer } from "./server";
 import type { WriteGuardSnapshot } from "./types";
+import type { CurrentUser } from "../users/types";
 import { restRouteUrls, restUrls, type RestUrls } from "./urls";
 
 /** Headers browsers may read cross-origin: WordPress's pagination trio, calpress's count pair and the ETag (for `If-Match`). */
@@ -89,21 +90,21 @@ function echoableOrigin(origin: string | undefined): string | undefined {
   return origin !== undefined && /^[\x21-\x7e]+$/.test(origin) ? origin : undefined;
 }
 
-function serialize(server: RestServer, outcome: Outcome, ctx: SendContext): { status: number; headers: Record<string, string>; body: string; contentType?: string } {
+function serialize(server: RestServer, outcome: Outcome, query: Readonly<ParamMap>): { status: number; headers: Record<string, string>; body: string; contentType?: string } {
   let status = outcome.status;
   let data = outcome.data;
   let headers = outcome.headers;
   // `_fields` and `_pretty` may come from any parameter source; `_envelope` only from the query (WordPress reads `$_GET`).
-  const params: Readonly<ParamMap> = outcome.request?.params ?? ctx.query;
+  const params: Readonly<ParamMap> = outcome.request?.params ?? query;
   const pretty = own(params, "_pretty") !== undefined && own(params, "_pretty") !== null;
   try {
     // A raw body (`rawResponse`) is sent as it is; `_envelope` still answers JSON, with the text as its body.
-    if (outcome.raw !== undefined && own(ctx.query, "_envelope") === undefined) return { status, headers, body: String(data), contentType: outcome.raw.contentType };
+    if (outcome.raw !== undefined && own(query, "_envelope") === undefined) return { status, headers, body: String(data), contentType: outcome.raw.contentType };
     if (status < 400) {
       const fields = parseFields(own(params, "_fields"));
       if (fields) data = filterFields(data, fields);
     }
-    if (own(ctx.query, "_envelope") !== undefined) {
+    if (own(query, "_envelope") !== undefined) {
       data = { body: data, status, headers };
       status = 200;
       headers = {};
@@ -120,7 +121,7 @@ function serialize(server: RestServer, outcome: Outcome, ctx: SendContext): { st
  * the response cache can keep it and write it again.
  */
 function compose(server: RestServer, req: Request, outcome: Outcome, ctx: SendContext, privateAnswer = false): ComposedResponse {
-  const { status, headers: routeHeaders, body, contentType } = serialize(server, outcome, ctx);
+  const { status, headers: routeHeaders, body, contentType } = serialize(server, outcome, ctx.query);
   const headers: [string, string][] = [
     ["Content-Type", contentType ?? "application/json; charset=UTF-8"],
     ["X-Robots-Tag", "noindex"],
@@ -193,13 +194,42 @@ function readPreconditions(req: Request, response: ComposedResponse, ctx: SendCo
 const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /**
+ * The tag a GET answered with `outcome` carries (`compose()` puts the same
+ * one on the answer it sends): `undefined` unless it is a 200.
+ */
+function readTag(server: RestServer, outcome: Outcome, query: ParamMap): string | undefined {
+  if (outcome.status !== 200) return undefined;
+  const { status, headers, body, contentType } = serialize(server, outcome, query);
+  return entityTag(status, contentType ?? "", headers, Buffer.from(body));
+}
+
+/** A write whose preconditions are to be checked: an HTTP request or a batch sub-request. */
+export interface WriteConditions {
+  readonly http: Request;
+  /** Effective method, upper case. */
+  readonly method: string;
+  readonly path: string;
+  readonly query: ParamMap;
+  readonly urls: RestUrls;
+  readonly user: CurrentUser | null;
+  /** The request's own headers when they are not the HTTP request's (batch sub-requests): the GET is read with them. */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly ifMatch: string | undefined;
+  readonly ifNoneMatch: string | undefined;
+}
+
+/** The verdict: a 412 to answer instead of the write, or the guard to run the write in (or neither). */
+export interface WriteCheck {
+  readonly failed?: RestError;
+  readonly guard?: <T>(work: () => Promise<T>) => Promise<T>;
+}
+
+/**
  * The preconditions of a write (`If-Match`, and `If-None-Match` as RFC 9110
  * §13.1.2 has it for unsafe methods) on a route that can also be read: the
  * current tag is the one a GET of the same URL by the same user would carry
- * now, found by dispatching that GET through the pipeline (no kept answer)
- * and composing it as it would be sent. Costs nothing without the headers.
- * Answers the authentication (asked once, for both requests) and, when a
- * precondition fails, the 412 to send instead of running the write.
+ * now, found by dispatching that GET through the pipeline (no kept answer).
+ * Costs nothing without the headers.
  *
  * Between this check and the write's own transaction another writer may
  * commit (the handlers open their transactions themselves, so the two
@@ -211,25 +241,16 @@ const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
  * ETag) or a version change. Without guards (MariaDB, or a GET that names
  * no tags) the window of one GET stays.
  */
-async function writePreconditions(
-  server: RestServer,
-  req: Request,
-  ctx: SendContext,
-  path: string,
-  auth: Authenticated | undefined,
-): Promise<{ auth: Authenticated | undefined; failed?: Outcome; guard?: <T>(work: () => Promise<T>) => Promise<T> }> {
-  const ifMatch = parseTagList(req.get("if-match"));
-  const ifNoneMatch = parseTagList(req.get("if-none-match"));
-  if ((ifMatch === undefined && ifNoneMatch === undefined) || !UNSAFE_METHODS.has(ctx.method)) return { auth };
-  if (server.match(path, "GET").endpoint === undefined) return { auth };
-  const known = auth !== undefined ? auth : await server.settings.authenticate(req);
-  // Bad credentials are the write's own 401.
-  if (isRestError(known)) return { auth: known };
+export async function checkWriteConditions(server: RestServer, write: WriteConditions): Promise<WriteCheck> {
+  const ifMatch = parseTagList(write.ifMatch);
+  const ifNoneMatch = parseTagList(write.ifNoneMatch);
+  if ((ifMatch === undefined && ifNoneMatch === undefined) || !UNSAFE_METHODS.has(write.method)) return {};
+  if (server.match(write.path, "GET").endpoint === undefined) return {};
   // The URL as it is read: a `?_method=` override is no part of it.
-  const query: ParamMap = { ...ctx.query };
+  const query: ParamMap = { ...write.query };
   delete query._method;
-  const readCtx: SendContext = { ...ctx, query, realMethod: "GET", method: "GET", headerOverride: false };
-  const read = (): Promise<Outcome> => dispatch(server, { http: req, method: "GET", path, query, body: { json: {}, form: {} }, urls: ctx.urls, auth: known });
+  const read = (): Promise<Outcome> =>
+    dispatch(server, { http: write.http, method: "GET", path: write.path, query, body: { json: {}, form: {} }, urls: write.urls, auth: write.user, headers: write.headers });
   let current = await read();
   const guards = server.settings.writeGuards;
   let snapshot: WriteGuardSnapshot | undefined;
@@ -243,14 +264,36 @@ async function writePreconditions(
     const again = current.request?.dependencies;
     if (again !== undefined && again.size > 0 && [...again].every((tag) => named.has(tag))) snapshot = taken;
   }
-  const etag = composedHeader(compose(server, req, current, readCtx), "ETag");
+  const etag = readTag(server, current, query);
   const holds = (ifMatch === undefined || ifMatchPasses(ifMatch, etag)) && (ifNoneMatch === undefined || !noneMatchFinds(ifNoneMatch, etag));
-  if (holds) {
-    if (guards === undefined || snapshot === undefined) return { auth: known };
-    const taken = snapshot;
-    return { auth: known, guard: (work) => guards.run(taken, preconditionFailed, work) };
-  }
-  return { auth: known, failed: { status: 412, data: preconditionFailed().toJSON(), headers: {}, user: known } };
+  if (!holds) return { failed: preconditionFailed() };
+  if (guards === undefined || snapshot === undefined) return {};
+  const taken = snapshot;
+  return { guard: (work) => guards.run(taken, preconditionFailed, work) };
+}
+
+/**
+ * `checkWriteConditions` for an HTTP request. Answers the authentication
+ * (asked once, for both the GET and the write) and, when a precondition
+ * fails, the 412 to send instead of running the write.
+ */
+async function writePreconditions(
+  server: RestServer,
+  req: Request,
+  ctx: SendContext,
+  path: string,
+  auth: Authenticated | undefined,
+): Promise<{ auth: Authenticated | undefined; failed?: Outcome; guard?: <T>(work: () => Promise<T>) => Promise<T> }> {
+  const ifMatch = req.get("if-match");
+  const ifNoneMatch = req.get("if-none-match");
+  if ((ifMatch === undefined && ifNoneMatch === undefined) || !UNSAFE_METHODS.has(ctx.method)) return { auth };
+  if (server.match(path, "GET").endpoint === undefined) return { auth };
+  const known = auth !== undefined ? auth : await server.settings.authenticate(req);
+  // Bad credentials are the write's own 401.
+  if (isRestError(known)) return { auth: known };
+  const checked = await checkWriteConditions(server, { http: req, method: ctx.method, path, query: ctx.query, urls: ctx.urls, user: known, ifMatch, ifNoneMatch });
+  if (checked.failed) return { auth: known, failed: { status: 412, data: checked.failed.toJSON(), headers: {}, user: known } };
+  return { auth: known, guard: checked.guard };
 }
 
 function write(res: Response, response: ComposedResponse, ctx: SendContext): void {

@@ -222,4 +222,66 @@ forEachDatabase("POST /batch/v1 with the calendar's routes", (db) => {
     expect(editor.slots.map((s) => s!.status)).to.deep.equal([201, 200, 201]);
     expect((await postRow(t, authors.id)).title).to.equal("Edited");
   });
+
+  it("a sub-request's If-Match is honoured: current tag written, stale tag 412 in its slot, the other slots still run", async () => {
+    const t = site();
+    const kept = await makeEvent(t, { title: "Kept Tag", status: "publish" });
+    const moved = await makeEvent(t, { title: "Moved Tag", status: "publish" });
+    const keptTag = (await t.get(`/events/${kept.id}`, { as: "editor" })).headers.get("etag")!;
+    const movedTag = (await t.get(`/events/${moved.id}`, { as: "editor" })).headers.get("etag")!;
+    expect(keptTag).to.match(/^"/);
+    // Someone else edits `moved` after its tag was read.
+    await t.post(`/events/${moved.id}`, { as: "editor", json: { title: "Edited Elsewhere" } });
+    const { slots } = await batch(
+      t,
+      {
+        requests: [
+          { method: "PUT", path: `${EV}/events/${moved.id}`, body: { title: "Lost Update" }, headers: { "If-Match": movedTag } },
+          { method: "PUT", path: `${EV}/events/${kept.id}`, body: { title: "Careful Update" }, headers: { "If-Match": keptTag } },
+          { method: "DELETE", path: `${EV}/events/${moved.id}?force=true`, headers: { "If-Match": [movedTag] } },
+        ],
+      },
+      "editor",
+    );
+    expect(slots.map((s) => s!.status)).to.deep.equal([412, 200, 412]);
+    expect(slots[0]!.body).to.deep.include({ code: "rest_precondition_failed", data: { status: 412 } });
+    expect(await postRow(t, moved.id)).to.include({ title: "Edited Elsewhere", status: "publish" });
+    expect(await postRow(t, kept.id)).to.include({ title: "Careful Update" });
+  });
+
+  it("require-all-validate: one stale If-Match and nothing is written", async () => {
+    const t = site();
+    const event = await makeEvent(t, { title: "Watched", status: "publish" });
+    const stale = (await t.get(`/events/${event.id}`, { as: "editor" })).headers.get("etag")!;
+    await t.post(`/events/${event.id}`, { as: "editor", json: { title: "Changed Meanwhile" } });
+    const current = (await t.get(`/events/${event.id}`, { as: "editor" })).headers.get("etag")!;
+    const before = await counts(t);
+    const refused = await batch(
+      t,
+      {
+        validation: "require-all-validate",
+        requests: [
+          { path: `${EV}/events`, body: { title: "Never Written", ...dates() } },
+          { method: "PUT", path: `${EV}/events/${event.id}`, body: { title: "Lost Update" }, headers: { "if-match": stale } },
+        ],
+      },
+      "editor",
+    );
+    expect(refused.body.failed).to.equal("validation");
+    expect(refused.slots[0]).to.equal(null);
+    expect(refused.slots[1]!.status).to.equal(412);
+    expect(await counts(t)).to.deep.equal(before);
+    expect(await postRow(t, event.id)).to.include({ title: "Changed Meanwhile" });
+
+    const accepted = await batch(
+      t,
+      {
+        validation: "require-all-validate",
+        requests: [{ method: "PUT", path: `${EV}/events/${event.id}`, body: { title: "Agreed Update" }, headers: { "if-match": current } }],
+      },
+      "editor",
+    );
+    expect(accepted.slots[0]!.status).to.equal(200);
+    expect(await postRow(t, event.id)).to.include({ title: "Agreed Update" });
+  });
 });

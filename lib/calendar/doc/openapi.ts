@@ -21,7 +21,7 @@ export const DOC_INFO = {
     "the work for the others is skipped), `_envelope` (status and headers in the body) and `_pretty`. " +
     "Reads answer with a strong `ETag` and 304 to a matching `If-None-Match`; writes to a path that can be read take " +
     "`If-Match` and answer 412 when it is stale. The create, update and delete operations can also be sent up to 25 at a time " +
-    "through `POST <REST root>batch/v1` (WordPress's batch format). `GET /events.ics` (or `Accept: text/calendar` on " +
+    "through `POST <REST root>batch/v1` (WordPress's batch format; an entry's own `If-Match` header is honoured). `GET /events.ics` (or `Accept: text/calendar` on " +
     "`GET /events`) is the events list as an iCalendar feed.",
 } as const;
 
