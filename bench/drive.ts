@@ -37,6 +37,12 @@ export interface DriveStats {
 export interface DriveOptions {
   /** http://host:port */
   origin: string;
+  /**
+   * The Host header to send instead of the origin's: the public name the
+   * processes behind a front answer under (answers, their keys and ETags
+   * name the host they were asked on).
+   */
+  host?: string;
   workload: Workload;
   seed: number;
   connections: number;
@@ -47,8 +53,8 @@ export interface DriveOptions {
 const AUTH = `Basic ${Buffer.from(`${BENCH_USER.login}:${BENCH_USER.password}`).toString("base64")}`;
 
 /** The autocannon request for one of ours. Headers are always a fresh object: autocannon writes Content-Length into it. */
-function toAutocannon(base: autocannon.Request, r: BenchRequest): autocannon.Request {
-  const headers: IncomingHttpHeaders = {};
+function toAutocannon(base: autocannon.Request, r: BenchRequest, host: string | undefined): autocannon.Request {
+  const headers: IncomingHttpHeaders = host !== undefined ? { host } : {};
   if (r.body !== undefined) headers["content-type"] = "application/json";
   if (r.auth) headers.authorization = AUTH;
   if (r.headers) Object.assign(headers, r.headers);
@@ -62,7 +68,7 @@ interface SentContext {
 
 const MAX_SAMPLES = 5;
 
-function requestsFor(workload: Workload, seed: number, samples: string[] | undefined): autocannon.Request[] {
+function requestsFor(workload: Workload, seed: number, samples: string[] | undefined, host: string | undefined): autocannon.Request[] {
   const next = requestStream(workload, seed);
   // autocannon collects every response body anyway, so looking at the failed ones costs nothing extra.
   const onResponse = (status: number, body: string, context: object): void => {
@@ -78,7 +84,7 @@ function requestsFor(workload: Workload, seed: number, samples: string[] | undef
       {
         method: r.method,
         path: r.path,
-        ...(r.headers ? { headers: { ...r.headers } } : {}),
+        ...(r.headers || host !== undefined ? { headers: { ...(host !== undefined ? { host } : {}), ...r.headers } } : {}),
         onResponse: (status: number, body: string, context: object) => {
           (context as SentContext).sent = `${r.method} ${r.path}`;
           onResponse(status, body, context);
@@ -91,7 +97,7 @@ function requestsFor(workload: Workload, seed: number, samples: string[] | undef
       setupRequest: (req: autocannon.Request, context: object) => {
         const r = next();
         (context as SentContext).sent = `${r.method} ${r.path}`;
-        return toAutocannon(req, r);
+        return toAutocannon(req, r, host);
       },
       onResponse,
     },
@@ -123,7 +129,7 @@ function runOnce(opts: DriveOptions, seconds: number, seed: number, record: bool
         duration: seconds,
         pipelining: 1,
         timeout: 10,
-        requests: requestsFor(opts.workload, seed, record ? errorSamples : undefined),
+        requests: requestsFor(opts.workload, seed, record ? errorSamples : undefined, opts.host),
       },
       (err: Error | null, result: autocannon.Result) => {
         unregister();

@@ -248,9 +248,12 @@ async function openAnswerStore(engine: Engine, options: SiteOptions): Promise<An
   const reads = engine.readCache;
   if (setting === undefined || setting === false || reads === null || !cacheTagsMaintained(engine.knex)) return undefined;
   const epoch = (await readTagVersions(engine.knex, [EPOCH_TAG])).get(EPOCH_TAG) ?? 0;
+  // Processes on one PostgreSQL database share a store file's proofs (see sharedToken).
+  const shared = engine.dialect === "postgres";
   return AnswerStore.open({
     file: setting.file,
-    revision: () => reads.token(),
+    revision: shared ? () => reads.sharedToken() : () => reads.token(),
+    sharedRevision: shared,
     versions: (tags) => readTagVersions(engine.knex, tags),
     always: [SITE_TAG, EPOCH_TAG],
     identity: `calpress ${CALPRESS_VERSION} ${codeFingerprint()}; epoch ${epoch}; site ${setting.version ?? ""}`,

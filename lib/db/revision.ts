@@ -16,15 +16,17 @@ import { dialectOf, type Dialect } from "./target";
  *     (another process, another engine on the same file) commits. One
  *     connection runs every statement in turn, so a read issued after a
  *     write's bump also runs after that write finished.
- *   - PostgreSQL: `txid_current_snapshot()`, whose text (oldest running
- *     transaction, next transaction id, those in progress) changes whenever
- *     any transaction that writes starts or ends anywhere in the cluster
- *     (read-only transactions get no id). A commit between two checks
- *     either advanced the next id (it began after the first check) or left
- *     the in-progress list (it was running at the first check), so equal
- *     tokens mean that nothing was committed in between. Writes to other
- *     databases of the cluster also change it: that costs reuse, never
- *     correctness.
+ *   - PostgreSQL: `txid_current_snapshot()`, whose text (xmin: the oldest
+ *     transaction still running; xmax: one past the newest finished one;
+ *     the ids below xmax still in progress) changes whenever a transaction
+ *     that wrote ends, committed or rolled back, anywhere in the cluster
+ *     (read-only transactions get no id; one that has written but not
+ *     ended leaves it as it is: test/engine/read-cache.test.ts). A commit
+ *     between two checks either advanced xmax (its id was at or above the
+ *     first check's xmax) or left the in-progress list (it was below), so
+ *     equal tokens mean that nothing was committed in between. Writes to
+ *     other databases of the cluster also change it: that costs reuse,
+ *     never correctness.
  * MariaDB has no such statement, so nothing is cached there and every read
  * asks the database.
  */
@@ -59,6 +61,11 @@ export class DataRevision {
   private watcher: Promise<WatcherDatabase> | null = null;
   /** Tokens handed out while the watcher cannot answer: never equal, so nothing is reused. */
   private unanswered = 0;
+
+  /** Whether the database part of the token is the same in every process (PostgreSQL's snapshot; SQLite's `data_version` is per connection). */
+  get sharedAcrossProcesses(): boolean {
+    return this.dialect === "postgres";
+  }
 
   /** Closes the watcher connection (the engine's close). */
   async close(): Promise<void> {
@@ -223,6 +230,20 @@ export class ReadCache {
    */
   token(): Promise<string> {
     return this.revision.current();
+  }
+
+  /**
+   * The revision as every process on the database sees it, where there is
+   * one (`null` elsewhere): on PostgreSQL the snapshot text alone. Without
+   * this process's statement counter it still changes with every commit,
+   * ours included (see DataRevision), and a write not yet committed is
+   * seen by no other connection. Two processes that read equal tokens have
+   * seen the same committed data, so what one proved the other may reuse.
+   */
+  async sharedToken(): Promise<string | null> {
+    if (!this.revision.sharedAcrossProcesses) return null;
+    const token = await this.revision.current();
+    return token.slice(token.indexOf(":") + 1);
   }
 
   /**

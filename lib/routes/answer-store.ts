@@ -28,8 +28,11 @@ import type { ComposedResponse } from "./response-cache";
  * - reuse: when the revision token is the one the answer was last proved
  *   under (nothing committed since), it is sent at once; otherwise the
  *   versions of its tags are read again (one indexed statement) and compared.
- *   Tokens are prefixed with a random nonce per process: another process's
- *   token never matches, so what it stored is proved here before it is sent.
+ *   Tokens are prefixed with a random nonce per process (another process's
+ *   token never matches, so what it stored is proved here before it is
+ *   sent), unless the revision is one every process shares (`sharedRevision`:
+ *   PostgreSQL's snapshot), in which case what one process proved is reused
+ *   by all of them until anything commits.
  * - a store file made for another database (every database gets a random
  *   epoch, itself a tag of every answer) or by another version of the code
  *   is emptied when opened.
@@ -45,6 +48,13 @@ export interface AnswerStoreOptions {
   readonly file: string;
   /** The database's revision token (see lib/db/revision.ts); `null` when none can be had (nothing is stored or reused). */
   revision(): Promise<string | null>;
+  /**
+   * `revision()` names the database's state alone, equal in every process
+   * that sees the same commits (PostgreSQL's snapshot): tokens are kept
+   * without the per-process nonce, so processes sharing the file do not
+   * prove and re-token each other's answers on every hit.
+   */
+  readonly sharedRevision?: boolean;
   /** Current versions of cache tags (absent: never bumped, version 0). */
   versions(tags: readonly number[]): Promise<Map<number, number>>;
   /** Tags every answer depends on (the site's options and users, the database epoch). */
@@ -281,7 +291,7 @@ export class AnswerStore {
     }
     const revision = await this.options.revision();
     if (revision === null) return (await build()).response;
-    const token = `${this.nonce}:${revision}`;
+    const token = this.tokenOf(revision);
     const row = this.read(id, key);
     const response = row === undefined ? undefined : this.unpack(row);
     if (row !== undefined && response !== undefined) {
@@ -300,7 +310,7 @@ export class AnswerStore {
 
   private async buildAndStore(id: number, key: string, build: () => Promise<BuiltAnswer>, revision: string | null): Promise<ComposedResponse> {
     if (revision === null) return (await build()).response;
-    const token = `${this.nonce}:${revision}`;
+    const token = this.tokenOf(revision);
     this.counters.built++;
     const built = await build();
     const { response, tags } = built;
@@ -320,6 +330,11 @@ export class AnswerStore {
     });
     if (stored) this.counters.stored++;
     return response;
+  }
+
+  /** The token an answer proved under `revision` is kept with. */
+  private tokenOf(revision: string): string {
+    return this.options.sharedRevision === true ? `shared:${revision}` : `${this.nonce}:${revision}`;
   }
 
   /** Writes are synchronous: nothing is ever under way between calls (kept for callers that wait for stores). */

@@ -61,6 +61,54 @@ forEachDatabase("engine: list totals stay exact", (db) => {
     }
   });
 
+  it("a token every process shares: PostgreSQL's snapshot, equal in two engines until anything commits", async function () {
+    const { engine } = fx();
+    if (engine.readCache === null) this.skip();
+    const other = await createEngine(fx().target);
+    try {
+      other.engine.registerPostType("article", { supports: ["title"] });
+      const mine = engine.readCache!;
+      const theirs = other.engine.readCache!;
+      if (db.name !== "postgres") {
+        // SQLite's data_version is per connection: no token can be compared across processes.
+        expect(await mine.sharedToken()).to.equal(null);
+        return;
+      }
+      await engine.posts.count({ type: "article" });
+      const start = await mine.sharedToken();
+      expect(start).to.be.a("string").and.not.equal("");
+      // This process's reads and statement counter are no part of it.
+      await make(engine, "local write");
+      const afterMine = await mine.sharedToken();
+      expect(afterMine).to.not.equal(start);
+      expect(await theirs.sharedToken()).to.equal(afterMine);
+      expect(await mine.sharedToken()).to.equal(afterMine);
+      await make(other.engine, "from elsewhere");
+      const afterTheirs = await mine.sharedToken();
+      expect(afterTheirs).to.not.equal(afterMine);
+      // A transaction that has written but not committed changes nothing anyone else can
+      // read, nor the token (the snapshot's xmax is the last completed id + 1); its commit does.
+      let during = "";
+      await engine.transaction(async (tx) => {
+        await tx.posts.create({ type: "article", status: "publish", title: "in a transaction" });
+        during = (await theirs.sharedToken()) ?? "";
+      });
+      expect(during).to.equal(afterTheirs);
+      expect(await theirs.sharedToken()).to.not.equal(during);
+      // So does a rollback (a change of token that was not needed, never one that was missed).
+      const beforeRollback = await mine.sharedToken();
+      await engine
+        .transaction(async (tx) => {
+          await tx.posts.create({ type: "article", status: "publish", title: "rolled back" });
+          throw new Error("roll back");
+        })
+        .catch(() => undefined);
+      expect(await theirs.sharedToken()).to.not.equal(beforeRollback);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("serves pages and their relations as they are now, after writes here or elsewhere", async () => {
     const { engine } = fx();
     const cat = await engine.terms.create({ taxonomy: "event_cat", name: "Cached" });

@@ -113,6 +113,40 @@ describe("routes: answer store", () => {
       return store;
     };
 
+    it("a shared revision: another process reuses what one proved, without proving it again, until the revision moves", async () => {
+      let proofs = 0;
+      const openShared = async (): Promise<AnswerStore> => {
+        const store = await AnswerStore.open({
+          file,
+          revision: async () => `snapshot ${revision}`,
+          sharedRevision: true,
+          versions: async () => {
+            proofs++;
+            return new Map();
+          },
+          always: [2],
+          identity: "shared",
+        });
+        stores.push(store);
+        return store;
+      };
+      const a = await openShared();
+      const b = await openShared();
+      await a.answer("k", built("from a"));
+      const stored = proofs;
+      expect(await bodyOf(b.answer("k", built("never")))).to.equal("from a");
+      expect(await bodyOf(a.answer("k", built("never")))).to.equal("from a");
+      expect(await bodyOf(b.answer("k", built("never")))).to.equal("from a");
+      expect({ a: a.stats().hits, b: b.stats().hits, proved: a.stats().proved + b.stats().proved, proofs: proofs - stored }).to.deep.equal({ a: 1, b: 2, proved: 0, proofs: 0 });
+      revision++;
+      // Something committed: proved once (versions unchanged), then shared again under the new token.
+      expect(await bodyOf(b.answer("k", built("never")))).to.equal("from a");
+      expect(b.stats().proved).to.equal(1);
+      expect(await bodyOf(a.answer("k", built("never")))).to.equal("from a");
+      expect(a.stats().proved).to.equal(0);
+      expect(a.stats().hits).to.equal(2);
+    });
+
     it("gives back exactly the headers and bytes it kept, deflated, to another process on the same file", async () => {
       const a = await openFile();
       // Too small to be the dictionary: kept deflated without one.
