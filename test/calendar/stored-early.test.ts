@@ -17,7 +17,7 @@ import path from "node:path";
 import type { AnswerStore } from "../../lib/routes/answer-store";
 import { RestServer } from "../../lib/routes/server";
 import { forEachDatabase } from "../support/databases";
-import { startTestSite, type TestSite } from "../support/site";
+import { startTestSite, type StartOptions, type TestSite } from "../support/site";
 import { makeEvent, useSite } from "./events-support";
 
 function removeStore(file: string): void {
@@ -187,9 +187,12 @@ describe("routes: who may be answered before authentication", () => {
 });
 
 forEachDatabase("calendar: stored answers with a host authenticator", (db) => {
-  it("are never sent early: the host's credentials (a cookie, say) are only known to its authenticator", async function () {
-    if (db.name !== "sqlite") this.skip();
-    const file = path.join(os.tmpdir(), `calpress-early-host-${process.pid}.sqlite`);
+  /**
+   * Runs `work` against a site (own database, own store file) whose host logs
+   * its admin in with a session cookie, then removes all of it.
+   */
+  async function withHostSite(name: string, extra: Pick<StartOptions, "isAnonymous">, work: (t: TestSite) => Promise<void>): Promise<void> {
+    const file = path.join(os.tmpdir(), `calpress-${name}-${process.pid}.sqlite`);
     const database = await db.create();
     // The host's user is whoever sends the cookie; without it, anonymous.
     const t = await startTestSite({
@@ -199,8 +202,20 @@ forEachDatabase("calendar: stored answers with a host authenticator", (db) => {
       responseCache: false,
       answerStore: { file },
       authenticate: (req) => (req.headers.cookie === "session=admin" ? "admin" : null),
+      ...extra,
     });
     try {
+      await work(t);
+    } finally {
+      await t.close();
+      await database.drop();
+      removeStore(file);
+    }
+  }
+
+  it("are never sent early: the host's credentials (a cookie, say) are only known to its authenticator", async function () {
+    if (db.name !== "sqlite") this.skip();
+    await withHostSite("early-host", {}, async (t) => {
       const event = await makeEvent(t, { title: "Host Session", status: "publish" });
       const url = `${t.ns}/events/${event.id}`;
       for (let i = 0; i < 3; i++) expect((await fetch(url)).status).to.equal(200);
@@ -212,27 +227,12 @@ forEachDatabase("calendar: stored answers with a host authenticator", (db) => {
       const plain = await fetch(url, { headers: { cookie: "session=admin" } });
       expect(plain.headers.get("cache-control")).to.contain("no-store");
       expect(s?.stats().early).to.equal(0);
-    } finally {
-      await t.close();
-      await database.drop();
-      removeStore(file);
-    }
+    });
   });
 
   it("with the host's isAnonymous, requests without its cookie (and without Authorization) are sent early", async function () {
     if (db.name !== "sqlite") this.skip();
-    const file = path.join(os.tmpdir(), `calpress-early-host2-${process.pid}.sqlite`);
-    const database = await db.create();
-    const t = await startTestSite({
-      target: database.target,
-      fixture: "minimal",
-      timezone: "UTC",
-      responseCache: false,
-      answerStore: { file },
-      authenticate: (req) => (req.headers.cookie === "session=admin" ? "admin" : null),
-      isAnonymous: (req) => req.headers.cookie === undefined,
-    });
-    try {
+    await withHostSite("early-host2", { isAnonymous: (req) => req.headers.cookie === undefined }, async (t) => {
       const event = await makeEvent(t, { title: "Host Session Two", status: "publish" });
       const url = `${t.ns}/events/${event.id}`;
       for (let i = 0; i < 3; i++) expect((await fetch(url)).status).to.equal(200);
@@ -244,11 +244,7 @@ forEachDatabase("calendar: stored answers with a host authenticator", (db) => {
       const basic = await t.get(url, { as: { login: "editor", password: "wrong" } });
       expect(basic.status).to.equal(401);
       expect(s?.stats().early).to.equal(early);
-    } finally {
-      await t.close();
-      await database.drop();
-      removeStore(file);
-    }
+    });
   });
 
   it("survive a restart with the same settings (the time zone is not written again)", async function () {

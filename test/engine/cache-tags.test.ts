@@ -10,27 +10,12 @@ import path from "node:path";
 import fs from "node:fs";
 import { createEngine, type Engine } from "../../lib/engine";
 import { cacheTagsMaintained, EPOCH_TAG, postTag, readTagVersions, SITE_TAG, SLUGS_TAG, slugTag, termTag } from "../../lib/db/cache-tags";
-import { registerCalendar } from "../../lib/calendar/plugin";
-import { RestServer } from "../../lib/routes";
-import { forEachDatabase, type TestDatabase } from "../support/databases";
+import { forEachDatabase } from "../support/databases";
+import { useCalendarEngine } from "../support/engine";
 
 forEachDatabase("engine: cache tags", (db) => {
-  let database: TestDatabase;
   let engine: Engine;
-  let close: () => Promise<void>;
-
-  before(async () => {
-    database = await db.create();
-    const made = await createEngine(database.target);
-    engine = made.engine;
-    close = made.close;
-    registerCalendar({ engine, rest: new RestServer() });
-    await engine.migrate();
-  });
-  after(async () => {
-    await close();
-    await database.drop();
-  });
+  useCalendarEngine(db, (made) => ({ engine } = made));
 
   const version = async (tag: number): Promise<number> => (await readTagVersions(engine.knex, [tag])).get(tag) ?? 0;
   /** Runs `write` and gives how much each tag moved. */

@@ -7,13 +7,12 @@
  */
 import { expect } from "chai";
 import knexFactory, { type Knex } from "knex";
-import { createEngine, type Engine } from "../../lib/engine";
+import type { Engine } from "../../lib/engine";
 import { postTag } from "../../lib/db/cache-tags";
 import { configFromTarget } from "../../lib/db/target";
 import { runGuarded, snapshotTags, writeGuardsAvailable } from "../../lib/db/write-guard";
-import { registerCalendar } from "../../lib/calendar/plugin";
-import { RestServer } from "../../lib/routes";
 import { forEachDatabase, type TestDatabase } from "../support/databases";
+import { useCalendarEngine } from "../support/engine";
 
 class StaleError extends Error {
   constructor() {
@@ -25,20 +24,7 @@ const stale = (): Error => new StaleError();
 forEachDatabase("engine: write guards", (db) => {
   let database: TestDatabase;
   let engine: Engine;
-  let close: () => Promise<void>;
-
-  before(async function () {
-    database = await db.create();
-    const made = await createEngine(database.target);
-    engine = made.engine;
-    close = made.close;
-    registerCalendar({ engine, rest: new RestServer() });
-    await engine.migrate();
-  });
-  after(async () => {
-    await close();
-    await database.drop();
-  });
+  useCalendarEngine(db, (made) => ({ engine, database } = made));
 
   const title = async (id: number): Promise<string> => ((await engine.knex("posts").where({ id }).first("title")) as { title: string }).title;
   const makePost = async (name: string): Promise<number> => (await engine.posts.create({ type: "venue", title: name, status: "publish" })).id;

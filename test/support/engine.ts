@@ -1,4 +1,6 @@
 import { createEngine, Engine, EngineOptions } from "../../lib/engine";
+import { registerCalendar } from "../../lib/calendar/plugin";
+import { RestServer } from "../../lib/routes";
 import type { UserRecord } from "../../lib/engine-api";
 import type { CurrentUser, RoleName } from "../../lib/users/types";
 import type { TestDatabase, TestTarget } from "./databases";
@@ -87,4 +89,28 @@ export function useFixture(target: TestTarget, opts: FixtureOptions = {}): () =>
     if (!fixture) throw new Error("fixture not ready");
     return fixture;
   };
+}
+
+/**
+ * A migrated engine with the calendar registered, on a database of `db` made
+ * for the suite (before its tests) and dropped after them; `ready` receives
+ * them once made.
+ */
+export function useCalendarEngine(db: TestTarget, ready: (made: { engine: Engine; database: TestDatabase }) => void): void {
+  let database: TestDatabase | undefined;
+  let close: (() => Promise<void>) | undefined;
+  before(async function () {
+    this.timeout(60_000);
+    database = await db.create();
+    const made = await createEngine(database.target);
+    close = made.close;
+    registerCalendar({ engine: made.engine, rest: new RestServer() });
+    await made.engine.migrate();
+    ready({ engine: made.engine, database });
+  });
+  after(async function () {
+    this.timeout(60_000);
+    await close?.();
+    await database?.drop();
+  });
 }
