@@ -249,7 +249,7 @@ async function openAnswerStore(engine: Engine, options: SiteOptions): Promise<An
   if (setting === undefined || setting === false || reads === null || !cacheTagsMaintained(engine.knex)) return undefined;
   const epoch = (await readTagVersions(engine.knex, [EPOCH_TAG])).get(EPOCH_TAG) ?? 0;
   // Processes on one PostgreSQL database share a store file's proofs (see sharedToken).
-  const shared = engine.dialect === "postgres";
+  const shared = reads.sharesTokens;
   return AnswerStore.open({
     file: setting.file,
     revision: shared ? () => reads.sharedToken() : () => reads.token(),

@@ -240,6 +240,11 @@ export class ReadCache {
    * seen by no other connection. Two processes that read equal tokens have
    * seen the same committed data, so what one proved the other may reuse.
    */
+  /** Whether `sharedToken` gives tokens (PostgreSQL). */
+  get sharesTokens(): boolean {
+    return this.revision.sharedAcrossProcesses;
+  }
+
   async sharedToken(): Promise<string | null> {
     if (!this.revision.sharedAcrossProcesses) return null;
     const token = await this.revision.current();
