@@ -286,8 +286,9 @@ async function writePreconditions(
 ): Promise<{ auth: Authenticated | undefined; failed?: Outcome; guard?: <T>(work: () => Promise<T>) => Promise<T> }> {
   const ifMatch = req.get("if-match");
   const ifNoneMatch = req.get("if-none-match");
+  // Reads (the hot path) and writes without the headers are done here; the rest is checkWriteConditions's.
   if ((ifMatch === undefined && ifNoneMatch === undefined) || !UNSAFE_METHODS.has(ctx.method)) return { auth };
-  if (server.match(path, "GET").endpoint === undefined) return { auth };
+  // Asked once here, for the internal GET and the write (dispatch reuses it).
   const known = auth !== undefined ? auth : await server.settings.authenticate(req);
   // Bad credentials are the write's own 401.
   if (isRestError(known)) return { auth: known };
