@@ -224,7 +224,7 @@ describe("site URL (sqlite)", function () {
 
     it("builds every URL of the records, the paging Link and the index from the site URL", async () => {
       const list = await raw(t.port, "GET", "/calendar/wp-json/calendar/events/v1/events?per_page=1&page=2", { host: FORGED });
-      const links = (list.headers.link ?? "").split(", <").map((part, i) => (i === 0 ? part : `<${part}`));
+      const links = String(list.headers.link ?? "").split(", <").map((part: string, i: number) => (i === 0 ? part : `<${part}`));
       expect(links[0]).to.equal(`<${SITE}/wp-json/>; rel="https://api.w.org/"`);
       expect(links[1]).to.match(/; rel="prev"$/);
       for (const link of links.slice(1)) expect(link.startsWith(`<${SITE}/wp-json/calendar/events/v1/events/?`), link).to.equal(true);
