@@ -14,6 +14,8 @@ import { CALPRESS_VERSION, codeFingerprint } from "./version";
 import { registerCalendar } from "./calendar/plugin";
 import { isValidTimeZone } from "./dates/format";
 import { createSitePages } from "./pages";
+import { parseSiteUrl } from "./format/site-url";
+import { SITE_URL_OPTIONS } from "./options/options";
 import type { HookBus } from "./hooks/bus";
 import { WebhookDeliverer, type WebhookSettings } from "./hooks/deliverer";
 
@@ -43,6 +45,16 @@ export interface SiteOptions {
   isAnonymous?: (req: ExpressRequest) => boolean;
   /** Path the router is mounted at (default `/wp-json`): tells the site home from the REST root. */
   restPrefix?: string;
+  /**
+   * The site's public URL (`https://example.org`, or with a path,
+   * `https://example.org/calendar`): the only source of the scheme, host,
+   * port and path of every URL the site generates (records, `Link`,
+   * `Location`, iCal UIDs, the pages' REST root). Mount the router at
+   * `<its path><restPrefix>`. Stored as the site options `home` and
+   * `siteurl`; when absent, a stored `home` is used, and without one URLs
+   * follow each request (a Host that is not a valid `host[:port]` gets 400).
+   */
+  siteUrl?: string;
   /** Register the calendar plugin (default true). */
   calendar?: boolean;
   /**
@@ -97,6 +109,8 @@ export interface Site {
   readonly router: Router;
   /** Mount at the site root to answer `/?rest_route=/…` as WordPress does. */
   readonly rootMiddleware: RequestHandler;
+  /** The site URL in force (`siteUrl`, else the stored `home` option), normalized; `undefined`: URLs follow requests. */
+  readonly siteUrl: string | undefined;
   /** Extra pages (mount path → router) the CLI serves beside the API; a host may skip them. */
   readonly pages: Array<[string, Router]>;
   /**
@@ -116,6 +130,8 @@ export async function createSite(options: SiteOptions): Promise<Site> {
   if (options.timezone !== undefined && !isValidTimeZone(options.timezone)) {
     throw new Error(`unknown time zone: ${options.timezone}`);
   }
+  // Checked before the database is opened: a bad URL changes nothing.
+  const siteUrl = options.siteUrl === undefined ? undefined : parseSiteUrl(options.siteUrl);
   const { engine, close } = await createEngine(options.db);
   try {
     const authenticator = (req: ExpressRequest): Promise<CurrentUser | null | RestError> => authenticate(engine, options, req);
@@ -130,6 +146,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
       // is known only to the host: its `isAnonymous`, else every request is asked.
       isAnonymous: anonymityCheck(options),
       restPrefix: options.restPrefix,
+      siteUrl,
       maxBodyBytes: options.maxBodyBytes,
       logger: options.logger,
       responseCache: responseCacheOptions(engine, options.responseCache),
@@ -159,6 +176,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     if (options.defaultLanguage !== undefined && (await engine.options.get("default_language")) !== options.defaultLanguage) {
       await engine.options.set("default_language", options.defaultLanguage);
     }
+    rest.siteUrl = await siteUrlOption(engine, siteUrl, options.logger);
 
     // WordPress publishes scheduled posts from cron; here a timer does it,
     // and every process may run it (publishing is idempotent).
@@ -181,7 +199,8 @@ export async function createSite(options: SiteOptions): Promise<Site> {
       rest,
       router: rest.router(),
       rootMiddleware: rest.restRouteMiddleware(),
-      pages: options.pages !== false && options.calendar !== false ? createSitePages({ restPrefix: options.restPrefix }) : [],
+      siteUrl: rest.siteUrl,
+      pages: options.pages !== false && options.calendar !== false ? createSitePages({ restPrefix: options.restPrefix, siteUrl: rest.siteUrl }) : [],
       hooks: engine.hooks,
       webhooks,
       migrate: () => engine.migrate(),
@@ -198,6 +217,28 @@ export async function createSite(options: SiteOptions): Promise<Site> {
   } catch (err) {
     await close();
     throw err;
+  }
+}
+
+/**
+ * The site URL in force, kept in the options `home` and `siteurl` as in
+ * WordPress: the given one is written (only when it differs: any option
+ * write voids every stored answer), else the stored `home` is used (read
+ * once, at start). An empty `home` means none.
+ */
+async function siteUrlOption(engine: Engine, given: string | undefined, logger: RestLogger | undefined): Promise<string | undefined> {
+  if (given !== undefined) {
+    for (const name of SITE_URL_OPTIONS) if ((await engine.options.get(name)) !== given) await engine.options.set(name, given);
+    return given;
+  }
+  const stored = (await engine.options.get("home")) ?? "";
+  if (stored === "") return undefined;
+  try {
+    return parseSiteUrl(stored);
+  } catch (err) {
+    // Written behind the options' back (they validate it): URLs follow requests, as without one.
+    (logger ?? console).error(`the stored home option is not a usable site URL; URLs follow requests`, err);
+    return undefined;
   }
 }
 

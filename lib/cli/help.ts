@@ -12,7 +12,7 @@ Commands:
 Run "calpress <command> --help" for the options of a command.`,
   serve: `Usage: calpress serve [--port 8080] [--host 127.0.0.1] [--db <target>]
                       [--fixture <name|path>] [--timezone <IANA zone>]
-                      [--rest-prefix /wp-json] [--user <login>:<password>:<role>]...
+                      [--rest-prefix /wp-json] [--site-url <url>] [--user <login>:<password>:<role>]...
                       [--answer-store <file> [--warm]]
 
   --port          port to listen on; 0 takes a free port (default 8080)
@@ -22,6 +22,9 @@ Run "calpress <command> --help" for the options of a command.`,
   --fixture       load this fixture into the (empty) database before serving
   --timezone      site time zone option (default UTC, or the stored option)
   --rest-prefix   path of the REST root (default /wp-json)
+  --site-url      the site's public URL (https://example.org/calendar): the only source of every
+                  generated URL, whatever the Host header; served under its path (default: the
+                  stored home option, else URLs follow each request)
   --user          make sure this user exists with this role and application password (repeatable)
   --answer-store  keep anonymous answers of single events, venues and organizers in this SQLite
                   file and reuse them while nothing they show changed (SQLite and PostgreSQL)
@@ -39,5 +42,6 @@ Run "calpress <command> --help" for the options of a command.`,
 
   webhook_url     POST every change to this http(s) URL ("" stops sending)
   webhook_secret  sign webhooks: X-Calpress-Signature: sha256=<HMAC-SHA-256 of the body>
+  home, siteurl   the site URL generated URLs are built from, read at start ("" for none)
   timezone, blogname, blogdescription, posts_per_page, default_language …`,
 };

@@ -12,6 +12,7 @@ import { generateFixture, loadFixture, resolveFixture, stderrProgress, writeFixt
 import { integer, parse, Parsed, required, str, UsageError } from "./args";
 import { HELP } from "./help";
 import { isEngineError } from "../engine-errors";
+import { parseSiteUrl } from "../format/site-url";
 
 export const DEFAULT_DB = "./data/calpress.sqlite";
 
@@ -72,6 +73,16 @@ function parseRole(value: string): RoleName {
   return value as RoleName;
 }
 
+/** `--site-url`: an absolute http(s) URL (a usage error, exit 2, otherwise). */
+function siteUrlArg(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parseSiteUrl(value);
+  } catch (err) {
+    throw new UsageError(`--site-url: ${(err as Error).message}`);
+  }
+}
+
 /** `login:password:role`; the password may itself contain colons. */
 function parseUserSpec(spec: string): { login: string; password: string; role: RoleName } {
   const first = spec.indexOf(":");
@@ -97,6 +108,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
       fixture: { type: "string" },
       timezone: { type: "string" },
       "rest-prefix": { type: "string" },
+      "site-url": { type: "string" },
       user: { type: "string", multiple: true },
       "answer-store": { type: "string" },
       warm: { type: "boolean" },
@@ -111,6 +123,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   const users = ((p.values.user as string[] | undefined) ?? []).map(parseUserSpec);
   const fixtureName = str(p, "fixture");
   const timezone = str(p, "timezone");
+  const siteUrl = siteUrlArg(str(p, "site-url"));
 
   const isDefaultDb = str(p, "db") === undefined;
   const freshDefault = isDefaultDb && !fs.existsSync(path.resolve(DEFAULT_DB));
@@ -120,7 +133,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   const answerFile = str(p, "answer-store");
   const warm = p.values.warm === true;
   if (warm && answerFile === undefined) throw new UsageError("--warm fills the answer store: give --answer-store <file> too");
-  const site = await createSite({ db, timezone, restPrefix: prefix, answerStore: answerFile === undefined ? false : { file: answerFile } });
+  const site = await createSite({ db, timezone, restPrefix: prefix, siteUrl, answerStore: answerFile === undefined ? false : { file: answerFile } });
   try {
     for (const u of users) {
       const record = await site.engine.users.ensure({ login: u.login, role: u.role });
@@ -137,11 +150,14 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
     throw err;
   }
 
+  // Everything is served under the site URL's path (a proxy forwards the path as it is).
+  const sitePath = site.siteUrl === undefined ? "" : new URL(site.siteUrl).pathname.replace(/\/+$/, "");
+  const under = (mount: string): string => (sitePath === "" ? mount : mount === "/" ? sitePath : `${sitePath}${mount}`);
   const app = express();
   app.disable("x-powered-by");
-  app.use(prefix, site.router);
-  app.use(site.rootMiddleware);
-  for (const [mount, router] of site.pages) app.use(mount, router);
+  app.use(`${sitePath}${prefix}`, site.router);
+  app.use(under("/"), site.rootMiddleware);
+  for (const [mount, router] of site.pages) app.use(under(mount), router);
 
   const server = app.listen(port, host);
   server.on("clientError", answerClientError);
@@ -154,11 +170,12 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   });
   const actual = (server.address() as AddressInfo).port;
   const shownHost = host.includes(":") ? `[${host}]` : host;
-  const root = `http://${shownHost}:${actual}${prefix}/`;
+  const root = `http://${shownHost}:${actual}${sitePath}${prefix}/`;
   io.out(`calpress listening on ${root}`);
+  if (site.siteUrl !== undefined) io.out(`${"Site URL:".padEnd(15)}${site.siteUrl} (every generated URL)`);
   const origin = `http://${shownHost}:${actual}`;
   for (const [mount, router] of site.pages) {
-    io.out(`${`${pageTitle(router) ?? "Page"}:`.padEnd(15)}${origin}${mount === "/" ? "/" : mount}`);
+    io.out(`${`${pageTitle(router) ?? "Page"}:`.padEnd(15)}${origin}${mount === "/" ? `${sitePath}/` : under(mount)}`);
   }
   if (answerFile !== undefined && site.rest.answerStore === undefined) io.err("calpress: --answer-store is not available on this database (SQLite and PostgreSQL only); answers are built every time");
   if (warm && site.rest.answerStore !== undefined) {

@@ -3,9 +3,13 @@ import type { Knex } from "knex";
 import type { OptionsApi } from "../engine-api";
 import { EngineError } from "../engine-errors";
 import { parseZone } from "../posts/dates";
+import { parseSiteUrl } from "../format/site-url";
 
 /** The row whose value changes on every write, so that other processes notice. */
 export const REVISION_OPTION = "options_revision";
+
+/** The site URL options, as WordPress names them (`createSite({ siteUrl })` writes both, the same value). */
+export const SITE_URL_OPTIONS = ["home", "siteurl"] as const;
 
 /** Values served when the option has never been written (WordPress's defaults where it has one). */
 export const OPTION_DEFAULTS: Readonly<Record<string, string>> = {
@@ -185,6 +189,17 @@ function validate(name: string, value: string): string {
       // The outbox stores it with every row (webhook_outbox.url is 2,048 characters).
       if (url.toString().length > 2048) throw new EngineError("invalid_input", "webhook_url must be at most 2048 characters");
       return url.toString();
+    }
+    case "home":
+    case "siteurl": {
+      // The site URL every generated URL is built from (read when a site starts), or "" for none.
+      const v = value.trim();
+      if (v === "") return v;
+      try {
+        return parseSiteUrl(v);
+      } catch (err) {
+        throw new EngineError("invalid_input", `${name}: ${(err as Error).message}`);
+      }
     }
     default:
       return value;

@@ -18,7 +18,7 @@ import { answerKey, sendComposed, sendStoredAnswer } from "./send";
 import type { RestServer } from "./server";
 import type { WriteGuardSnapshot } from "./types";
 import type { CurrentUser } from "../users/types";
-import { restRouteUrls, restUrls, type RestUrls } from "./urls";
+import type { RestUrls } from "./urls";
 
 /** Headers browsers may read cross-origin: WordPress's pagination trio, calpress's count pair and the ETag (for `If-Match`). */
 export const EXPOSED_HEADERS = "X-WP-Total, X-WP-TotalPages, Link, X-CAL-Total, X-CAL-TotalPages, ETag";
@@ -404,11 +404,32 @@ async function handleHttp(server: RestServer, req: Request, res: Response, readB
   write(res, answer, ctx);
 }
 
+/**
+ * The URLs of the answer (`RestServer.urlsFor`), or `undefined` when the
+ * request was refused for its Host: then nothing of it is copied anywhere,
+ * not even into the error's headers.
+ */
+function answerUrls(server: RestServer, req: Request, res: Response, via: "router" | "rest_route"): RestUrls | undefined {
+  try {
+    return server.urlsFor(req, via);
+  } catch (err) {
+    if (!(err instanceof RestError)) throw err;
+    const headers: [string, string][] = [
+      ["Content-Type", "application/json; charset=UTF-8"],
+      ["X-Content-Type-Options", "nosniff"],
+      ...Object.entries(NO_CACHE_HEADERS),
+    ];
+    sendComposed(res, { status: err.httpStatus, headers, body: Buffer.from(JSON.stringify(err.toJSON())), noCache: true }, req.method === "HEAD");
+    return undefined;
+  }
+}
+
 export function createRestRouter(server: RestServer): Router {
   const router = express.Router();
   const readBody = bodyReader(server.settings.maxBodyBytes);
   router.use((req: Request, res: Response) => {
-    const urls = restUrls(req, { restPrefix: server.settings.restPrefix });
+    const urls = answerUrls(server, req, res, "router");
+    if (urls === undefined) return;
     const stored = sendStoredAnswer(server, req, res, urls.root);
     if (stored !== "sent") return handleHttp(server, req, res, readBody, req.path, urls, stored === "missed");
   });
@@ -430,7 +451,8 @@ export function createRestRouteMiddleware(server: RestServer): RequestHandler {
       next();
       return;
     }
-    const urls = restRouteUrls(req, { restPrefix: server.settings.restPrefix });
+    const urls = answerUrls(server, req, res, "rest_route");
+    if (urls === undefined) return;
     const stored = sendStoredAnswer(server, req, res, urls.root);
     if (stored !== "sent") void handleHttp(server, req, res, readBody, route === "" ? "/" : route, urls, stored === "missed");
   };

@@ -220,7 +220,7 @@ export interface RestServerOptions {
    * there is no `authenticate`, otherwise never known.
    */
   readonly isAnonymous?: (req: ExpressRequest) => boolean;
-  /** Missing members default to: name/description `""`, url/home the request's home URL, UTC. */
+  /** Missing members default to: name/description `""`, url/home the site home URL (`RestUrls.home`), UTC. */
   readonly siteInfo?: (req: RestRequest) => Partial<SiteInfo> | Promise<Partial<SiteInfo>>;
   /**
    * The REST prefix (default `/wp-json`). The router may be mounted anywhere;
@@ -228,6 +228,14 @@ export interface RestServerOptions {
    * used for `?rest_route=` requests.
    */
   readonly restPrefix?: string;
+  /**
+   * The site's public URL (`https://example.org` or with a path,
+   * `https://example.org/calendar`): the only source of the scheme, host,
+   * port and path of every generated URL; the router is then mounted at
+   * `<its path><restPrefix>`. Default: URLs follow each request (a Host that
+   * is not a valid `host[:port]` gets 400).
+   */
+  readonly siteUrl?: string;
   /** Request bodies above this size get 413 `rest_request_too_large` (default 1 MiB). */
   readonly maxBodyBytes?: number;
   /** Where unexpected exceptions go (default: console.error). */
