@@ -104,7 +104,9 @@ forEachDatabase("filters by ID: hidden posts answer as missing ones", (target) =
     return { status: res.status, headers, body: res.text.replace(new RegExp(`\\b${asked}\\b`, "g"), String(MISSING)) };
   };
 
-  const ask = (path: string, name: string, id: number, as: string | undefined): Promise<ApiResponse> =>
+  /** A filtered list; the members read here. */
+  type ListBody = { venues: Array<{ id: number }>; tags: Array<{ name: string }> };
+  const ask = (path: string, name: string, id: number, as: string | undefined): Promise<ApiResponse<ListBody>> =>
     ts.get(path, { query: { [name]: id }, ...(as !== undefined ? { as } : {}) });
 
   /** Who may not read what: anonymous readers nothing unpublished; authors and contributors not others' unpublished posts. */
@@ -155,14 +157,14 @@ forEachDatabase("filters by ID: hidden posts answer as missing ones", (target) =
     // The hidden posts are real filters to those who may read them.
     const venues = await ask("/venues", "event", ids["e-draft"], "author2");
     expect(venues.status).to.equal(200);
-    expect(venues.body.venues.map((v: { id: number }) => v.id)).to.deep.equal([ids["v-pub"]]);
+    expect(venues.body.venues.map((v) => v.id)).to.deep.equal([ids["v-pub"]]);
     for (const [path, name] of EVENT_FILTERS) {
       for (const key of ["e-draft", "e-private", "e-future", "e-protected"]) {
         expect((await ask(path, name, ids[key], "editor")).status, `editor: ${path}?${name}=<${key}>`).to.equal(200);
       }
     }
     const tags = await ask("/tags", "event", ids["e-pending"], "author2");
-    expect(tags.body.tags.map((t: { name: string }) => t.name)).to.deep.equal(["secret-tag"]);
+    expect(tags.body.tags.map((t) => t.name)).to.deep.equal(["secret-tag"]);
     expect((await ask("/events", "venue", ids["v-draft"], "author2")).status).to.equal(200);
     expect((await ask("/events", "organizer", ids["o-pending"], "author2")).status).to.equal(200);
     expect((await ask("/events", "venue", ids["v-private"], "editor")).status).to.equal(200);

@@ -122,7 +122,8 @@ describe("JSON answers are safe inside <script> (sqlite)", () => {
   });
 
   it("_envelope and _pretty", async () => {
-    for (const query of [{ _envelope: "1" }, { _pretty: "1" }, { _envelope: "1", _pretty: "1" }]) {
+    const queries: Array<Record<string, string>> = [{ _envelope: "1" }, { _pretty: "1" }, { _envelope: "1", _pretty: "1" }];
+    for (const query of queries) {
       const res = await ts.get(`/events/${eventId}`, { query });
       expectSafe(res, JSON.stringify(query));
     }
