@@ -8,7 +8,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { composedHeader, entityTag, ifMatchPasses, noneMatchFinds, notModified, parseTagList, preconditionFailed } from "./conditional";
 import { RestError, internalServerError, isRestError } from "./errors";
 import { filterFields, parseFields } from "./fields";
-import { isPlainObject } from "./json";
+import { encodeJson, isPlainObject } from "./json";
 import { decodeBody, parseBracketString, rawQueryString, type BodySources, type ParamMap } from "./params";
 import { normalizeRoutePath } from "./patterns";
 import { dispatch, type Authenticated, type Outcome } from "./pipeline";
@@ -109,10 +109,10 @@ function serialize(server: RestServer, outcome: Outcome, query: Readonly<ParamMa
       status = 200;
       headers = {};
     }
-    return { status, headers, body: JSON.stringify(data, null, pretty ? 4 : undefined) ?? "null" };
+    return { status, headers, body: encodeJson(data, pretty ? 4 : undefined) };
   } catch (err) {
     server.settings.logger.error("REST response could not be encoded", err);
-    return { status: 500, headers: {}, body: JSON.stringify(internalServerError().toJSON()) };
+    return { status: 500, headers: {}, body: encodeJson(internalServerError().toJSON()) };
   }
 }
 
