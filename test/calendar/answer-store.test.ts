@@ -178,6 +178,57 @@ forEachDatabase("calendar: stored answers", (db) => {
       expect(store(t).stats().hits + store(t).stats().proved).to.be.greaterThan(0);
     });
 
+    it("parameters the endpoint does not declare make no row: 300 junk URLs get the clean URL's answer and ETag", async () => {
+      const t = site();
+      const event = await makeEvent(t, { title: "Junk Proof", status: "publish" });
+      const clean = await fetch(`${t.ns}/events/${event.id}`);
+      const cleanBody = await clean.text();
+      const before = store(t).size().answers;
+      const junk = "j".repeat(15 * 1024);
+      for (let i = 0; i < 300; i++) {
+        // Most with a short distinct name, some with 15 KB of junk, some with an Origin: never a new row.
+        const query = i % 10 === 0 ? `x${i}=${junk}` : `utm_${i}=${i}&zz=${i}`;
+        const res = await fetch(`${t.ns}/events/${event.id}?${query}`, { headers: i % 7 === 0 ? { origin: `https://o${i}.example` } : {} });
+        expect(res.status).to.equal(200);
+        expect(await res.text()).to.equal(cleanBody);
+        expect(res.headers.get("etag")).to.equal(clean.headers.get("etag"));
+        expect(res.headers.get("access-control-allow-origin")).to.equal(i % 7 === 0 ? `https://o${i}.example` : null);
+      }
+      await store(t).flush();
+      expect(store(t).size().answers).to.equal(before);
+      // The slug route too, and a declared global parameter is still an answer of its own.
+      await fetch(`${t.ns}/events/by-slug/${event.slug}`);
+      const afterSlug = store(t).size().answers;
+      for (let i = 0; i < 20; i++) await fetch(`${t.ns}/events/by-slug/${event.slug}?junk=${i}`);
+      expect(store(t).size().answers).to.equal(afterSlug);
+      const fields = await t.get(`/events/${event.id}`, { query: { _fields: "id,title" } });
+      expect(Object.keys(fields.body)).to.deep.equal(["id", "title"]);
+      await t.get(`/events/${event.id}`, { query: { _fields: "id,title", junk: "1" } });
+      expect(store(t).size().answers).to.equal(afterSlug + 1);
+    });
+
+    it("keeps no refusal: a password-protected event read with _envelope answers the event once the password is removed", async () => {
+      const t = site();
+      const event = await makeEvent(t, { title: "Locked Room", status: "publish" });
+      // The API sets no post password: as a tool writing SQL would.
+      await t.site.engine.knex("posts").where({ id: event.id }).update({ password: "sesame" });
+      for (const url of [`/events/by-slug/${event.slug}?_envelope`, `/events/${event.id}?_envelope`]) {
+        for (let i = 0; i < 2; i++) {
+          const refused = await t.get(url);
+          expect(refused.status).to.equal(200);
+          expect(refused.body.status).to.equal(403);
+          expect(refused.body.body.code).to.equal("event-password-protected");
+        }
+      }
+      await store(t).flush();
+      await t.site.engine.knex("posts").where({ id: event.id }).update({ password: "" });
+      for (const url of [`/events/by-slug/${event.slug}?_envelope`, `/events/${event.id}?_envelope`]) {
+        const open = await t.get(url);
+        expect(open.body.status, url).to.equal(200);
+        expect(open.body.body.title).to.equal("Locked Room");
+      }
+    });
+
     it("does not store 404s and errors", async () => {
       const t = site();
       const before = store(t).stats().stored;

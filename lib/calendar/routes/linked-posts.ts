@@ -1,4 +1,4 @@
-import { slugTag } from "../../db/cache-tags";
+import { postTag, slugTag } from "../../db/cache-tags";
 import { sanitizeTitle } from "../../format/slug";
 import type { LoadedPost } from "../../posts/types";
 import { RestError } from "../../routes/errors";
@@ -85,6 +85,8 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
       if (by === "slug" && typeof req.params.slug === "string") req.dependsOn(slugTag(sanitizeTitle(req.params.slug)));
       const post = await addressedPost(engine, kind, req, by);
       if (!post) throw notAddressed(by);
+      // The post decides a refusal too (its status): named before anything can refuse.
+      req.dependsOn(postTag(post.id));
       // read_post: publish for everyone; drafts, private and trashed records
       // for those who may read them (their author, editors).
       if (post.status !== "publish" && !req.user?.can("read_post", post)) {
