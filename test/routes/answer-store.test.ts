@@ -5,6 +5,7 @@
  */
 import { expect } from "chai";
 import Sqlite from "better-sqlite3";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -89,6 +90,29 @@ describe("routes: answer store", () => {
     await store.flush();
     expect(store.stats().stored).to.equal(0);
     expect(await bodyOf(store.answer("a", built("y", null)))).to.equal("y");
+  });
+
+  it("never keeps a refusal an _envelope wrapped in a 200", async () => {
+    const store = await open();
+    await store.answer("e", async () => ({ response: response('{"status":403}'), success: false, tags: new Set([4]) }));
+    expect(store.stats().stored).to.equal(0);
+    expect(await bodyOf(store.answer("e", built("open")))).to.equal("open");
+  });
+
+  it("stays within maxBytes: past it the oldest stored answers go, and are built again when asked", async () => {
+    const maxBytes = 256 * 1024;
+    const store = await AnswerStore.open({ file: ":memory:", maxBytes, revision: async () => "r", versions: async () => new Map(), always: [2], identity: "bound" });
+    stores.push(store);
+    // Incompressible answers of ~2 kB with long keys: ~6 MB offered in all.
+    const answer = (i: number): string => `${i}:${randomBytes(1024).toString("hex")}`;
+    for (let i = 0; i < 2000; i++) await store.answer(`key-${i}-${"k".repeat(1000)}`, built(answer(i)));
+    const { answers, bytes } = store.size();
+    expect(bytes).to.be.at.most(maxBytes);
+    expect(answers).to.be.greaterThan(20).and.lessThan(2000);
+    expect(store.stats().evicted).to.equal(2000 - answers);
+    // The newest is still there; the oldest was evicted and is built again.
+    expect(await bodyOf(store.answer(`key-1999-${"k".repeat(1000)}`, built("rebuilt")))).to.match(/^1999:/);
+    expect(await bodyOf(store.answer(`key-0-${"k".repeat(1000)}`, built("rebuilt")))).to.equal("rebuilt");
   });
 
   it("builds every time when there is no revision token", async () => {

@@ -8,6 +8,7 @@ import express from "express";
 import type { AddressInfo } from "node:net";
 import { request as httpRequest, type Server } from "node:http";
 import { RestError, RestServer, type RestRequest } from "../../lib/routes";
+import { ResponseCache, type ComposedResponse } from "../../lib/routes/response-cache";
 import { fakeAuthenticate } from "./helpers";
 
 interface Harness {
@@ -85,6 +86,35 @@ function getWithBody(url: string, body: string): Promise<number> {
 }
 
 const admin = { authorization: `Basic ${Buffer.from("admin:admin-pass").toString("base64")}` };
+
+describe("REST response cache: memory bound", () => {
+  const answerOf = (bytes: number): ComposedResponse => ({ status: 200, headers: [["Content-Type", "application/json"]], body: Buffer.alloc(bytes, 120), noCache: false });
+  const ask = (cache: ResponseCache, key: string, bytes: number): Promise<ComposedResponse> =>
+    cache.answer(key, () => true, async () => ({ response: answerOf(bytes), keep: true }));
+
+  it("counts keys and headers, not only bodies, against maxBytes", async () => {
+    const maxBytes = 1024 * 1024;
+    const cache = new ResponseCache({ revision: async () => "r", maxBytes, maxEntries: 1_000_000 });
+    // Tiny bodies under 15 kB keys: the keys are what takes the memory.
+    for (let i = 0; i < 500; i++) {
+      const key = `${i}:${"q".repeat(15 * 1024)}`;
+      await ask(cache, key, 10);
+      await ask(cache, key, 10);
+    }
+    const { entries, bytes } = cache.stats();
+    expect(bytes).to.be.at.most(maxBytes);
+    expect(entries).to.be.greaterThan(0).and.at.most(Math.floor(maxBytes / (30 * 1024)));
+  });
+
+  it("holds at most maxEntries answers", async () => {
+    const cache = new ResponseCache({ revision: async () => "r", maxEntries: 50 });
+    for (let i = 0; i < 400; i++) {
+      await ask(cache, `k${i}`, 1);
+      await ask(cache, `k${i}`, 1);
+    }
+    expect(cache.stats().entries).to.equal(50);
+  });
+});
 
 describe("REST response cache", () => {
   let h: Harness;
