@@ -5,7 +5,7 @@
  * declared as data, so validation, the namespace index, OPTIONS, `Allow`
  * and the OpenAPI document all come from this one registration.
  */
-import { postTag, slugTag } from "../../db/cache-tags";
+import { slugTag } from "../../db/cache-tags";
 import { sanitizeTitle } from "../../format/slug";
 import type { EngineApi } from "../../engine-api";
 import type { LoadedPost } from "../../posts/types";
@@ -20,7 +20,7 @@ import type { JsonObject } from "../records/context";
 import { eventRecord } from "../records/event";
 import { ICAL_CONTENT_TYPE, icalFeed, wantsICalendar } from "../ical/feed";
 import { NAMESPACE, requestLanguage } from "../shared/args";
-import { recordContext, recordWants, type RecordContextOptions } from "../shared/context";
+import { nameLoadedPost, recordContext, recordWants, type RecordContextOptions } from "../shared/context";
 import { createArgs, eventBySlugForRequest, idArg, passwordArg, slugLookupArg, updateFieldArgs } from "../events/args";
 import { invalidParam } from "../events/errors";
 import { eventListParams, type EventListInput } from "../events/list-query";
@@ -228,7 +228,7 @@ export function registerEventRoutes(host: CalendarHost): void {
         // Which post a slug finds changes when a post with that slug appears, goes or changes status or language (its bucket's tag).
         if (by === "slug" && typeof req.params.slug === "string") req.dependsOn(slugTag(sanitizeTitle(req.params.slug)));
         // The post decides a refusal too (status, password): named before anything can refuse.
-        if (found) req.dependsOn(postTag(found.id));
+        if (found) nameLoadedPost(req, found);
         if (by === "slug" && !found) throw invalidParam("slug", "No event has this slug.");
         const post = readableEvent(engine, found, by === "id" ? Number(req.params.id) : (found?.id ?? 0), req.user, readAccess(req));
         const [record] = await toRecords(engine, req, [post], true, { fieldsAt: "" });
