@@ -125,6 +125,14 @@ describe("calpress serve --answer-store --warm", function () {
     }
   });
 
+  it("--answer-store-max bounds the file in MiB; without --answer-store, or not a whole number, it is a usage error", async () => {
+    for (const args of [["--answer-store-max", "64"], ["--answer-store", path.join(dir, "bounded.sqlite"), "--answer-store-max", "0"], ["--answer-store", path.join(dir, "bounded.sqlite"), "--answer-store-max", "1G"]]) {
+      const run = runCli(["serve", "--port", "0", "--db", db, ...args]);
+      expect(await run.exit, args.join(" ")).to.equal(2);
+      expect(run.stderr()).to.match(/--answer-store/);
+    }
+  });
+
   it("--warm without --answer-store is a usage error", async () => {
     const run = runCli(["serve", "--port", "0", "--db", db, "--warm"]);
     expect(await run.exit).to.equal(2);
