@@ -89,10 +89,10 @@ export interface BuiltAnswer {
 }
 
 /**
- * The default bound of a store file: 512 MiB. A stored single answer takes
- * about 1 kB (deflated, with its key and tags), so this holds every public
- * event, venue and organizer by ID and by slug of a site of ~200k events,
- * while answers for made-up URLs cannot take more than this of the disk.
+ * The default bound of a store file: 512 MiB. The store of every public
+ * record of the 100k-event benchmark site, by ID and by slug, takes about
+ * half of it (~1 kB an answer, deflated, with its key and tags), so a large
+ * site keeps all its answers, while no traffic can make the file grow past it.
  */
 export const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
 /** The share of the stored answers deleted, oldest first, when the bound is passed: eviction runs once per so many stores, not at each. */
