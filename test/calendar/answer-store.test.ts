@@ -229,6 +229,11 @@ forEachDatabase("calendar: stored answers", (db) => {
         expect(open.body.status, url).to.equal(200);
         expect(open.body.body.title).to.equal("Locked Room");
       }
+      // Stored now; the password column is part of the post's tag: setting it again voids them.
+      for (let i = 0; i < 2; i++) await read(t, `/events/${event.id}`);
+      await t.site.engine.knex("posts").where({ id: event.id }).update({ password: "again" });
+      expect((await read(t, `/events/${event.id}`)).status).to.equal(403);
+      expect((await read(t, `/events/by-slug/${event.slug}?_envelope`)).body.status).to.equal(403);
     });
 
     it("does not store 404s and errors", async () => {
