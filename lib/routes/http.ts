@@ -15,7 +15,6 @@ import { dispatch, type Authenticated, type Outcome } from "./pipeline";
 import type { ComposedResponse } from "./response-cache";
 import type { BuiltAnswer } from "./answer-store";
 import { answerKey, declaredOrGlobal } from "./answer-key";
-import { CORS_METHODS } from "./cors";
 import { requestQuery, sendComposed, sendStoredAnswer } from "./send";
 import type { RestServer } from "./server";
 import type { WriteGuardSnapshot } from "./types";
@@ -26,7 +25,6 @@ import { restRouteUrls, restUrls, type RestUrls } from "./urls";
 export const EXPOSED_HEADERS = "X-WP-Total, X-WP-TotalPages, Link, X-CAL-Total, X-CAL-TotalPages, ETag";
 /** WordPress's list plus the two conditional request headers (not CORS-safelisted: a preflight must allow them). */
 export const ALLOWED_REQUEST_HEADERS = "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, If-Match, If-None-Match";
-export { CORS_METHODS };
 /** WordPress `wp_get_nocache_headers()`. */
 export const NO_CACHE_HEADERS: Readonly<Record<string, string>> = {
   Expires: "Wed, 11 Jan 1984 05:00:00 GMT",
