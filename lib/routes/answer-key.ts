@@ -4,7 +4,8 @@
  * else. A key is the base URL (scheme and host are in every URL of a
  * record), the route path and the query in a canonical form: names sorted,
  * values as parsed (`parseBracketString`), the `rest_route` parameter left
- * out (it is the path).
+ * out (it is the path), and the global parameters that the layer reads in
+ * one way whatever their spelling in the form it reads them (`SPELLINGS`).
  *
  * The answer store keys by the parameters the answer can depend on: the
  * endpoint's declared args and the global ones the layer or any handler
@@ -14,10 +15,23 @@
  * send.ts) the declared args are not known: every parameter is kept, which
  * gives the same key exactly when the request carries no undeclared one.
  */
+import { parseFields } from "./fields";
 import type { ParamMap } from "./params";
 
 /** Global parameters that change an answer on every route (rest-conventions §2, §9): read without being declared. */
 export const ANSWER_PARAMS: ReadonlySet<string> = new Set(["_envelope", "_fields", "_pretty", "_embed", "_jsonp", "context", "i18n_language", "password"]);
+
+/**
+ * Global parameters whose spellings give one answer, in the form the layer
+ * reads them: `_envelope` and `_pretty` count by presence; `_fields` as the
+ * tree of names it filters by (order and repeats do not matter: the record
+ * keeps its own order). `undefined`: the same answer as without it.
+ */
+const SPELLINGS: Readonly<Record<string, (value: unknown) => unknown>> = {
+  _envelope: () => true,
+  _pretty: () => true,
+  _fields: (value) => parseFields(value),
+};
 
 /** A key longer than this is not kept (the answer is built every time): a kept key costs its length in memory or on disk. */
 export const MAX_KEY_LENGTH = 2048;
@@ -50,7 +64,10 @@ export function answerKey(root: string, path: string, query: Readonly<ParamMap>,
   let key = `${answerBase(root)}\u0000${path}\u0000`;
   for (const name of Object.keys(query).sort()) {
     if (name === "rest_route" || (keeps !== undefined && !keeps(name))) continue;
-    key += `${JSON.stringify(name)}=${JSON.stringify(canonicalValue(query[name])) ?? ""}&`;
+    const spelling = Object.prototype.hasOwnProperty.call(SPELLINGS, name) ? SPELLINGS[name] : undefined;
+    const value = spelling === undefined ? query[name] : spelling(query[name]);
+    if (value === undefined) continue;
+    key += `${JSON.stringify(name)}=${JSON.stringify(canonicalValue(value)) ?? ""}&`;
     if (key.length > MAX_KEY_LENGTH) return undefined;
   }
   return key;
