@@ -249,6 +249,30 @@ forEachDatabase("calendar: stored answers", (db) => {
   });
 });
 
+forEachDatabase("calendar: a bounded answer store", (db) => {
+  const file = storeFile();
+  const maxBytes = 128 * 1024;
+  const site = useSite(db, { responseCache: false, answerStore: { file, maxBytes } });
+  after(() => removeStore(file));
+
+  it("stays within answerStore.maxBytes whatever is asked, evicting the oldest answers, and still answers right", async function () {
+    if (db.name === "mysql") this.skip();
+    const t = site();
+    const s = t.site.rest.answerStore;
+    if (s === undefined) throw new Error("no answer store");
+    const event = await makeEvent(t, { title: "Bounded", status: "publish" });
+    // A declared global parameter with made-up field names: each is an answer ({}) and a row of its own.
+    for (let i = 0; i < 400; i++) {
+      const res = await t.get(`/events/${event.id}`, { query: { _fields: `f${i}-${"x".repeat(1000)}` } });
+      expect(res.status).to.equal(200);
+      expect(res.body).to.deep.equal({});
+    }
+    expect(s.size().bytes).to.be.at.most(maxBytes);
+    expect(s.stats().evicted).to.be.greaterThan(0);
+    expect((await t.get(`/events/${event.id}`)).body.title).to.equal("Bounded");
+  });
+});
+
 forEachDatabase("calendar: stored answers shared by two sites on one database", (db) => {
   it("a write through one site is seen in the other's stored answers, and a store file from another database is emptied", async function () {
     if (db.name === "mysql") this.skip();
