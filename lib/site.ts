@@ -87,9 +87,10 @@ export interface SiteOptions {
    * several processes (and writers other than calpress) are safe. SQLite
    * and PostgreSQL; ignored on MariaDB/MySQL. `version` names your own code:
    * change it when a deploy changes what answers look like, and the stored
-   * ones are dropped. Default: off.
+   * ones are dropped. `maxBytes` bounds the answers in the file (default
+   * 512 MiB): past it the oldest stored tenth is deleted. Default: off.
    */
-  answerStore?: { file: string; version?: string } | false;
+  answerStore?: { file: string; version?: string; maxBytes?: number } | false;
   /**
    * The outgoing webhooks' deliverer (lib/hooks/deliverer.ts). Webhooks are
    * sent once the site option `webhook_url` is set (signed with the option
@@ -293,6 +294,7 @@ async function openAnswerStore(engine: Engine, options: SiteOptions): Promise<An
   const shared = reads.sharesTokens;
   return AnswerStore.open({
     file: setting.file,
+    maxBytes: setting.maxBytes,
     revision: shared ? () => reads.sharedToken() : () => reads.token(),
     sharedRevision: shared,
     versions: (tags) => readTagVersions(engine.knex, tags),

@@ -13,7 +13,7 @@ Run "calpress <command> --help" for the options of a command.`,
   serve: `Usage: calpress serve [--port 8080] [--host 127.0.0.1] [--db <target>]
                       [--fixture <name|path>] [--timezone <IANA zone>]
                       [--rest-prefix /wp-json] [--site-url <url>] [--user <login>:<password>:<role>]...
-                      [--answer-store <file> [--warm]]
+                      [--answer-store <file> [--answer-store-max <MiB>] [--warm]]
 
   --port          port to listen on; 0 takes a free port (default 8080)
   --host          address to bind (default 127.0.0.1)
@@ -28,6 +28,8 @@ Run "calpress <command> --help" for the options of a command.`,
   --user          make sure this user exists with this role and application password (repeatable)
   --answer-store  keep anonymous answers of single events, venues and organizers in this SQLite
                   file and reuse them while nothing they show changed (SQLite and PostgreSQL)
+  --answer-store-max  bound on the stored answers, in MiB (default 512); past it the oldest
+                  stored tenth is deleted
   --warm          after start, request every public event, venue and organizer once (by ID and
                   by slug) so the store holds them; progress on stderr, the total on stdout`,
   migrate: `Usage: calpress migrate --db <target>`,

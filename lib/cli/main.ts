@@ -111,6 +111,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
       "site-url": { type: "string" },
       user: { type: "string", multiple: true },
       "answer-store": { type: "string" },
+      "answer-store-max": { type: "string" },
       warm: { type: "boolean" },
     },
     0,
@@ -133,7 +134,10 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   const answerFile = str(p, "answer-store");
   const warm = p.values.warm === true;
   if (warm && answerFile === undefined) throw new UsageError("--warm fills the answer store: give --answer-store <file> too");
-  const site = await createSite({ db, timezone, restPrefix: prefix, siteUrl, answerStore: answerFile === undefined ? false : { file: answerFile } });
+  const storeMax = integer(p, "answer-store-max", { min: 1, max: 1024 * 1024 });
+  if (storeMax !== undefined && answerFile === undefined) throw new UsageError("--answer-store-max bounds the answer store: give --answer-store <file> too");
+  const answerStore = answerFile === undefined ? false : { file: answerFile, ...(storeMax === undefined ? {} : { maxBytes: storeMax * 1024 * 1024 }) };
+  const site = await createSite({ db, timezone, restPrefix: prefix, siteUrl, answerStore });
   try {
     for (const u of users) {
       const record = await site.engine.users.ensure({ login: u.login, role: u.role });

@@ -30,6 +30,8 @@ import {
 } from "./types";
 import { applyVisibility, canReadPost } from "./visibility";
 import { selectByShape } from "../db/compiled";
+import { postTag, termTag } from "../db/cache-tags";
+import { noteTagsRead } from "../db/tag-audit";
 
 export interface PostRow {
   id: number;
@@ -559,6 +561,7 @@ export class Posts implements PostsApi {
       const post = known.get(id);
       if (post) out.set(id, post);
     }
+    noteTagsRead([...out.keys()].map(postTag));
     return out;
   }
 
@@ -746,6 +749,7 @@ export class Posts implements PostsApi {
   ): Promise<LoadedPost[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => Number(r.id));
+    noteTagsRead(ids.map(postTag));
     const joinOf = new Map(joins.map((j) => [j.type.name, j]));
     const fieldsByPost = new Map<number, Record<string, FieldValue>>();
     const idsByType = new Map<string, number[]>();
@@ -867,6 +871,7 @@ export class Posts implements PostsApi {
         const rec = byId.get(owner)?.termIds;
         if (!rec) continue;
         (rec[String(r.name)] ??= []).push(Number(r.ref));
+        noteTagsRead([termTag(Number(r.ref))]);
         records.get(owner)?.set(Number(r.ref), termOfRelation(r));
       }
       for (const p of posts) loadedTerms.set(p, records.get(p.id) ?? new Map());

@@ -163,7 +163,9 @@ export interface RestEndpoint<P extends object = Record<string, unknown>> {
    * (`RestServerOptions.answerStore`, lib/routes/answer-store.ts) and reused
    * while the cache tags the handler named (`RestRequest.dependsOn`) keep
    * their versions. For handlers whose answer depends on nothing but the
-   * URL and the tagged data (not the clock).
+   * path, the declared args, the global parameters (`ANSWER_PARAMS`,
+   * lib/routes/answer-key.ts) and the tagged data (not the clock): other
+   * parameters are no part of the key. Only the handler's own 2xx is kept.
    */
   readonly store?: boolean;
   /**

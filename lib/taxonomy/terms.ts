@@ -4,6 +4,8 @@ import type { Knex } from "knex";
 import type { Engine } from "../engine";
 import type { TermsApi } from "../engine-api";
 import { isStoredId, storedIds } from "../db/ids";
+import { termTag } from "../db/cache-tags";
+import { noteTagsRead } from "../db/tag-audit";
 import { assertNoNul, EngineError, hasNul } from "../engine-errors";
 import { sanitizeTitle, uniqueSlugCandidate } from "../format/slug";
 import type { RegisteredTaxonomy } from "../posts/registry";
@@ -264,6 +266,7 @@ export class Terms implements TermsApi {
   async get(id: number): Promise<Term | undefined> {
     if (!isStoredId(id)) return undefined;
     const row: TermRow | undefined = await this.k("terms").where({ id }).first();
+    if (row) noteTagsRead([termTag(Number(row.id))]);
     return row ? rowToTerm(row) : undefined;
   }
 
@@ -273,6 +276,7 @@ export class Terms implements TermsApi {
     if (wanted.length === 0) return out;
     const rows: TermRow[] = await this.k("terms").whereIn("id", wanted).select("*");
     for (const r of rows) out.set(Number(r.id), rowToTerm(r));
+    noteTagsRead([...out.keys()].map(termTag));
     return out;
   }
 
@@ -284,6 +288,7 @@ export class Terms implements TermsApi {
     let row: TermRow | undefined;
     if (language !== undefined) row = await base().where({ language }).orderBy("id").first();
     if (!row) row = await base().orderBy("id").first();
+    if (row) noteTagsRead([termTag(Number(row.id))]);
     return row ? rowToTerm(row) : undefined;
   }
 

@@ -106,6 +106,28 @@ forEachDatabase("calendar: stored answers sent early", (db) => {
     expect(early(t)).to.equal(before + 2);
   });
 
+  it("answers from the store, after routing, a URL whose extra parameters it cannot tell apart early; any Origin gets its own CORS headers", async () => {
+    const t = site();
+    const { url } = await storedEvent(t, "Junk Early");
+    const clean = await fetch(url);
+    const cleanBody = await clean.text();
+    const { built, hits, early: earlyHits } = store(t).stats();
+    for (const query of ["?utm_source=x", "?b=2&a=1", `?junk=${"z".repeat(15 * 1024)}`]) {
+      const res = await fetch(`${url}${query}`, { headers: { origin: "https://other.example" } });
+      expect(await res.text()).to.equal(cleanBody);
+      expect(res.headers.get("etag")).to.equal(clean.headers.get("etag"));
+      expect(res.headers.get("access-control-allow-origin")).to.equal("https://other.example");
+    }
+    // Not early (the key before routing holds every parameter), not built: the stored answer under the declared-args key.
+    expect(store(t).stats()).to.include({ built, hits: hits + 3, early: earlyHits });
+    // An Origin alone changes nothing in the key: early, with the CORS headers added on sending.
+    const cors = await fetch(url, { headers: { origin: "https://a.example" } });
+    expect(store(t).stats().early).to.equal(earlyHits + 1);
+    expect(cors.headers.get("access-control-allow-origin")).to.equal("https://a.example");
+    expect(cors.headers.get("vary")).to.equal("Authorization, Origin");
+    expect(clean.headers.get("access-control-allow-origin")).to.equal(null);
+  });
+
   it("never answers requests with credentials, good or bad, from the store", async () => {
     const t = site();
     const { url } = await storedEvent(t, "Credentials Early");
