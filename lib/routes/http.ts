@@ -7,6 +7,7 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
 import { composedHeader, entityTag, ifMatchPasses, noneMatchFinds, notModified, parseTagList, preconditionFailed } from "./conditional";
 import { RestError, internalServerError, isRestError } from "./errors";
+import { corsHeaders, corsVariesByOrigin } from "./cors";
 import { filterFields, parseFields } from "./fields";
 import { isPlainObject } from "./json";
 import { decodeBody, parseBracketString, rawQueryString, type BodySources, type ParamMap } from "./params";
@@ -20,11 +21,6 @@ import type { WriteGuardSnapshot } from "./types";
 import type { CurrentUser } from "../users/types";
 import { restRouteUrls, restUrls, type RestUrls } from "./urls";
 
-/** Headers browsers may read cross-origin: WordPress's pagination trio, calpress's count pair and the ETag (for `If-Match`). */
-export const EXPOSED_HEADERS = "X-WP-Total, X-WP-TotalPages, Link, X-CAL-Total, X-CAL-TotalPages, ETag";
-/** WordPress's list plus the two conditional request headers (not CORS-safelisted: a preflight must allow them). */
-export const ALLOWED_REQUEST_HEADERS = "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, If-Match, If-None-Match";
-export const CORS_METHODS = "OPTIONS, GET, POST, PUT, PATCH, DELETE";
 /** WordPress `wp_get_nocache_headers()`. */
 export const NO_CACHE_HEADERS: Readonly<Record<string, string>> = {
   Expires: "Wed, 11 Jan 1984 05:00:00 GMT",
@@ -85,11 +81,6 @@ interface SendContext {
   headerOverride: boolean;
 }
 
-/** Origins are echoed; anything that is not a plain header token is not. */
-function echoableOrigin(origin: string | undefined): string | undefined {
-  return origin !== undefined && /^[\x21-\x7e]+$/.test(origin) ? origin : undefined;
-}
-
 function serialize(server: RestServer, outcome: Outcome, query: Readonly<ParamMap>): { status: number; headers: Record<string, string>; body: string; contentType?: string } {
   let status = outcome.status;
   let data = outcome.data;
@@ -126,8 +117,6 @@ function compose(server: RestServer, req: Request, outcome: Outcome, ctx: SendCo
     ["Content-Type", contentType ?? "application/json; charset=UTF-8"],
     ["X-Robots-Tag", "noindex"],
     ["X-Content-Type-Options", "nosniff"],
-    ["Access-Control-Expose-Headers", EXPOSED_HEADERS],
-    ["Access-Control-Allow-Headers", ALLOWED_REQUEST_HEADERS],
   ];
   // One Link header: API discovery first, then the route's own links (pagination next/prev).
   const links = [`<${ctx.urls.root}>; rel="https://api.w.org/"`];
@@ -142,14 +131,11 @@ function compose(server: RestServer, req: Request, outcome: Outcome, ctx: SendCo
   // The tag of what a GET shows (conditional.ts), kept with the answer by the response cache and the answer store.
   if (reading && outcome.status === 200) headers.push(["ETag", entityTag(status, contentType ?? "", routeHeaders, bytes)]);
 
-  // CORS as WordPress `rest_send_cors_headers()`.
-  const origin = echoableOrigin(req.get("origin"));
-  if (origin !== undefined) {
-    headers.push(["Access-Control-Allow-Origin", origin], ["Access-Control-Allow-Methods", CORS_METHODS], ["Access-Control-Allow-Credentials", "true"]);
-  }
-  // What a GET shows depends on the credentials (drafts, Allow) and its CORS headers on the Origin.
-  if (reading) headers.push(["Vary", "Authorization, Origin"]);
-  else if (origin !== undefined) headers.push(["Vary", "Origin"]);
+  headers.push(...corsHeaders(server.settings.cors, req));
+  // What a GET shows depends on the credentials (drafts, Allow) and its CORS headers (unless none or `*`) on the Origin.
+  const byOrigin = corsVariesByOrigin(server.settings.cors);
+  if (reading) headers.push(["Vary", byOrigin ? "Authorization, Origin" : "Authorization"]);
+  else if (byOrigin && req.get("origin") !== undefined) headers.push(["Vary", "Origin"]);
 
   // Authenticated answers must not be cached; nor 4xx answers to a header
   // method override, which an intermediary could otherwise cache for the
