@@ -87,7 +87,8 @@ export interface SiteOptions {
    * must mean that `authenticate` would answer null. It lets a stored
    * answer (`answerStore`) be sent before the request is routed; without
    * it, every request with a host authenticator is asked. A request with an
-   * Authorization header is never taken for anonymous.
+   * Authorization header or a nonce (`X-WP-Nonce`, `_wpnonce`) is never
+   * taken for anonymous here.
    */
   isAnonymous?: (req: ExpressRequest) => boolean;
   /** Path the router is mounted at (default `/wp-json`): tells the site home from the REST root. */
@@ -311,7 +312,10 @@ async function hostLogin(engine: Engine, hostUsers: HostUsers, answer: HostUser,
   if (nonce === undefined) return null;
   const user = await hostUsers.resolve(answer.user);
   if (user === null) return null;
-  return (await engine.users.verifyNonce(user.id, nonce)) ? user : new RestError("rest_cookie_invalid_nonce", "Cookie check failed", 403);
+  if (!(await engine.users.verifyNonce(user.id, nonce))) return new RestError("rest_cookie_invalid_nonce", "Cookie check failed", 403);
+  // As WordPress: a fresh nonce with the answer, for a page that stays open past a nonce's life.
+  req.res?.setHeader("X-WP-Nonce", await engine.users.createNonce(user.id));
+  return user;
 }
 
 function describeRef(user: HostUserRef): string {

@@ -22,7 +22,8 @@ Run "calpress <command> --help" for the options of a command.`,
   --fixture       load this fixture into the (empty) database before serving
   --timezone      site time zone option (default UTC, or the stored option)
   --rest-prefix   path of the REST root (default /wp-json)
-  --user          make sure this user exists with this role and application password (repeatable)
+  --user          make sure this user exists with this role and application password (repeatable);
+                  a fixture's published passwords are taken from it; under 16 letters and digits warns
   --answer-store  keep anonymous answers of single events, venues and organizers in this SQLite
                   file and reuse them while nothing they show changed (SQLite and PostgreSQL)
   --warm          after start, request every public event, venue and organizer once (by ID and

@@ -26,7 +26,8 @@ export function basicCredentials(req: ExpressRequest): BasicCredentials | null {
 export function requestNonce(req: ExpressRequest): string | undefined {
   const url = req.originalUrl || req.url;
   const q = url.indexOf("?");
-  const inQuery = q < 0 ? null : new URLSearchParams(url.slice(q + 1)).get("_wpnonce");
+  // Asked for every request on the stored-answer path: the query is parsed only when it may hold one.
+  const inQuery = q < 0 || !url.includes("_wpnonce", q) ? null : new URLSearchParams(url.slice(q + 1)).get("_wpnonce");
   if (inQuery !== null) return inQuery;
   const inBody = bodyNonce(req);
   if (inBody !== undefined) return inBody;

@@ -75,6 +75,7 @@ describe("site: cookie logins need a nonce", function () {
     for (const nonce of ["0123456789", "", editorNonce]) {
       const res = await fetch(`${t.ns}/events`, { method: "POST", headers: { cookie: admin, "x-wp-nonce": nonce, "content-type": "application/json" }, body: JSON.stringify(eventForm("Wrong nonce")) });
       expect(res.status, nonce).to.equal(403);
+      expect(res.headers.get("x-wp-nonce")).to.equal(null);
       expect(await res.json()).to.deep.equal({ code: "rest_cookie_invalid_nonce", message: "Cookie check failed", data: { status: 403 } });
     }
     expect((await fetch(`${t.ns}/events?_wpnonce=nope`, { headers: { cookie: admin } })).status).to.equal(403);
@@ -91,6 +92,8 @@ describe("site: cookie logins need a nonce", function () {
 
     const byHeader = await fetch(`${t.ns}/events`, { method: "POST", headers: { cookie: admin, "x-wp-nonce": nonce, "content-type": "application/json" }, body: JSON.stringify(eventForm("By header")) });
     expect(byHeader.status).to.equal(201);
+    // A fresh nonce comes with the answer, as WordPress sends one.
+    expect(byHeader.headers.get("x-wp-nonce")).to.equal(nonce);
     expect(String(((await byHeader.json()) as { author: unknown }).author)).to.equal(String(record!.id));
     const byQuery = await fetch(`${t.ns}/events?_wpnonce=${nonce}`, { method: "POST", headers: { cookie: admin, "content-type": "application/x-www-form-urlencoded" }, body: formEncode(eventForm("By query")) });
     expect(byQuery.status).to.equal(201);
