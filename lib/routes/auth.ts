@@ -27,7 +27,7 @@ export function requestNonce(req: ExpressRequest): string | undefined {
   const url = req.originalUrl || req.url;
   const q = url.indexOf("?");
   // Asked for every request on the stored-answer path: the query is parsed only when it may hold one.
-  const inQuery = q < 0 || !url.includes("_wpnonce", q) ? null : new URLSearchParams(url.slice(q + 1)).get("_wpnonce");
+  const inQuery = q < 0 || !url.includes("wpnonce", q) ? null : new URLSearchParams(url.slice(q + 1)).get("_wpnonce");
   if (inQuery !== null) return inQuery;
   const inBody = bodyNonce(req);
   if (inBody !== undefined) return inBody;
