@@ -104,9 +104,11 @@ export interface SiteOptions {
   maxBodyBytes?: number;
   logger?: RestLogger;
   /**
-   * Failed logins allowed per client address before 429 (default 20 a
-   * minute, sliding, so a real user is never locked out for long); `false`
-   * turns the limiter off (a host with its own rate limiting).
+   * Failed logins allowed per client address and login before 429 (default
+   * 20 a minute, sliding, so a real user is never locked out for long, and
+   * failures for other logins never block one); `trustProxy` says what the
+   * client address is. `false` turns the limiter off (a host with its own
+   * rate limiting).
    */
   loginLimit?: LoginLimiterOptions | false;
   /**
