@@ -27,6 +27,11 @@ export interface EngineOptions {
   now?: () => Date;
   /** How long a cached option is served before the revision row is re-read; default 1000 ms. */
   optionsRecheckMs?: number;
+  /**
+   * Key material for application-password hashes and nonces kept outside the
+   * database (as WordPress's salts); default a random key stored in the options.
+   */
+  secret?: string;
 }
 
 /** What an engine and its transaction-bound views share. */
@@ -42,6 +47,8 @@ interface Shared {
   searchIndex: boolean | null;
   /** Where committed changes go (lib/hooks). */
   hooks: HookBus;
+  /** `EngineOptions.secret`. */
+  secret: string | undefined;
 }
 
 /** Attempts of an internal write transaction that hit a deadlock / busy database. */
@@ -83,13 +90,14 @@ export class Engine implements EngineApi {
           readCache: new ReadCache(new DataRevision(knex)),
           searchIndex: null,
           hooks: new HookBus(),
+          secret: options.secret,
         };
     this.knex = knex;
     this.dialect = this.shared.dialect;
     this.registry = this.shared.registry;
     this.inTransaction = isTransaction(knex);
     this.options = new Options(knex, this.shared.optionsCache);
-    this.users = new Users(this);
+    this.users = new Users(this, this.shared.secret);
     this.posts = new Posts(this);
     this.terms = new Terms(this);
     this.journal = this.inTransaction ? new ChangeJournal() : null;

@@ -4,8 +4,12 @@ import type { Request as ExpressRequest, RequestHandler, Router } from "express"
 import { createEngine, Engine } from "./engine";
 import type { DbOption } from "./db/target";
 import type { UserRecord } from "./engine-api";
-import type { CurrentUser } from "./users/types";
+import { ROLE_NAMES, type CurrentUser, type RoleName } from "./users/types";
 import { basicCredentials, LoginLimiter, LoginLimiterOptions, RestError, RestServer } from "./routes";
+import { requestNonce } from "./routes/auth";
+import { clientAddressOf, type TrustProxy } from "./routes/client-address";
+import type { CorsOptions } from "./routes/cors";
+import { EngineError } from "./engine-errors";
 import type { RestLogger } from "./routes/types";
 import type { ResponseCacheOptions } from "./routes/response-cache";
 import { AnswerStore } from "./routes/answer-store";
@@ -19,8 +23,15 @@ import { SITE_URL_OPTIONS } from "./options/options";
 import type { HookBus } from "./hooks/bus";
 import { WebhookDeliverer, type WebhookSettings } from "./hooks/deliverer";
 
-/** What a host's own `authenticate` may answer: a user it already resolved, or how to find one. */
-export type HostUser = CurrentUser | UserRecord | { id: number } | { login: string } | number | string | null;
+/** A user as a host names it: one it already resolved, or how to find one (an id or a login). */
+export type HostUserRef = CurrentUser | UserRecord | { id: number } | { login: string } | number | string;
+
+/**
+ * What a host's own `authenticate` may answer: a user, `null` (no login),
+ * or `{ user, ambient: true }` for credentials the browser sends by itself
+ * (cookies): those count only with a valid nonce (`site.createNonce`).
+ */
+export type HostUser = HostUserRef | { user: HostUserRef; ambient: boolean } | null;
 
 export interface SiteOptions {
   /** SQLite path, `:memory:`, `sqlite:…`, `postgres://…`, `mysql://…`, a knex config or a knex instance. */
@@ -32,15 +43,54 @@ export interface SiteOptions {
   /**
    * The host's own login. Runs first; when it answers null, HTTP Basic with an
    * application password is still tried, so API clients keep working.
+   *
+   * A login the browser sends by itself (a session cookie) must be answered
+   * `{ user, ambient: true }`: as in WordPress it then counts only with a
+   * nonce from `site.createNonce(user)` in `X-WP-Nonce` or `_wpnonce`
+   * (query or form body). Without a nonce the request is anonymous (any
+   * page on the web can make a browser send cookies); a wrong or expired
+   * one is 403 `rest_cookie_invalid_nonce`.
+   *
+   * A user calpress does not know (by id or login) makes the request
+   * anonymous and is logged once, unless `provisionUsers` creates it.
    */
   authenticate?: (req: ExpressRequest) => Promise<HostUser> | HostUser;
+  /**
+   * Users the host's `authenticate` names by login and calpress does not
+   * know yet are created with this role (and no password) on their first
+   * request. Default: not created (see `engine.users.ensure` to create them
+   * yourself, with the role you choose).
+   */
+  provisionUsers?: { role: RoleName } | false;
+  /**
+   * CORS headers: `origins` a list of origins allowed to read answers with
+   * credentials, `"*"` any origin without credentials, `false` (or
+   * `cors: false`) none. Default: WordPress's, any Origin with credentials.
+   */
+  cors?: CorsOptions | false;
+  /**
+   * Which address is the client's (the failed-login limiter, the last use of
+   * an application password), as Express's `trust proxy`: `false` the
+   * socket's peer, `true` the left-most `X-Forwarded-For`, a number of
+   * proxy hops, or the proxies' addresses/subnets. Default: `req.ip`, i.e.
+   * the host app's own `trust proxy` setting.
+   */
+  trustProxy?: TrustProxy;
+  /**
+   * Key material for application-password hashes and nonces kept out of the
+   * database, as WordPress's salts (default: the environment variable
+   * `CALPRESS_SECRET`, else a random key stored in the database). Adding or
+   * changing it invalidates the application passwords made before.
+   */
+  secret?: string;
   /**
    * With `authenticate`: whether a request certainly carries none of the
    * host's credentials (no session cookie, say), answered at once. `true`
    * must mean that `authenticate` would answer null. It lets a stored
    * answer (`answerStore`) be sent before the request is routed; without
    * it, every request with a host authenticator is asked. A request with an
-   * Authorization header is never taken for anonymous.
+   * Authorization header or a nonce (`X-WP-Nonce`, `_wpnonce`) is never
+   * taken for anonymous here.
    */
   isAnonymous?: (req: ExpressRequest) => boolean;
   /** Path the router is mounted at (default `/wp-json`): tells the site home from the REST root. */
@@ -66,9 +116,11 @@ export interface SiteOptions {
   maxBodyBytes?: number;
   logger?: RestLogger;
   /**
-   * Failed logins allowed per client address before 429 (default 20 a
-   * minute, sliding, so a real user is never locked out for long); `false`
-   * turns the limiter off (a host with its own rate limiting).
+   * Failed logins allowed per client address and login before 429 (default
+   * 20 a minute, sliding, so a real user is never locked out for long, and
+   * failures for other logins never block one); `trustProxy` says what the
+   * client address is. `false` turns the limiter off (a host with its own
+   * rate limiting).
    */
   loginLimit?: LoginLimiterOptions | false;
   /**
@@ -122,6 +174,13 @@ export interface Site {
   readonly hooks: HookBus;
   /** The webhook deliverer: `deliverDue(now?)` sends what is due now; `start()`/`stop()` the background loop. */
   readonly webhooks: WebhookDeliverer;
+  /**
+   * A nonce for a cookie (ambient) login of `user` (an id, login or record),
+   * for `X-WP-Nonce` or `_wpnonce`: WordPress's `wp_create_nonce('wp_rest')`,
+   * valid 12 to 24 hours. Throws for a user calpress does not know (unless
+   * `provisionUsers` creates it).
+   */
+  createNonce(user: HostUserRef): Promise<string>;
   /** Re-run migrations after registering post types with typed fields. */
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -133,14 +192,21 @@ export async function createSite(options: SiteOptions): Promise<Site> {
   }
   // Checked before the database is opened: a bad URL changes nothing.
   const siteUrl = options.siteUrl === undefined ? undefined : parseSiteUrl(options.siteUrl);
-  const { engine, close } = await createEngine(options.db);
+  const secret = options.secret ?? (process.env.CALPRESS_SECRET || undefined);
+  if (secret !== undefined && secret.trim() === "") throw new Error("secret must not be empty");
+  const provision = options.provisionUsers || undefined;
+  if (provision !== undefined && !(ROLE_NAMES as readonly string[]).includes(provision.role)) throw new Error(`provisionUsers: unknown role ${String(provision.role)}`);
+  const clientKey = clientAddressOf(options.trustProxy);
+  const { engine, close } = await createEngine(options.db, { secret });
   try {
-    const authenticator = (req: ExpressRequest): Promise<CurrentUser | null | RestError> => authenticate(engine, options, req);
+    const hostUsers = new HostUsers(engine, provision, options.logger);
+    const authenticator = (req: ExpressRequest): Promise<CurrentUser | null | RestError> => authenticate(engine, hostUsers, options, clientKey, req);
     const rest = new RestServer({
       authenticate:
         options.loginLimit === false
           ? authenticator
-          : new LoginLimiter({ maxFailures: 20, windowMs: 60_000, ...(options.loginLimit ?? {}) }).wrap(authenticator),
+          : new LoginLimiter({ maxFailures: 20, windowMs: 60_000, clientKey, ...(options.loginLimit ?? {}) }).wrap(authenticator),
+      cors: options.cors,
       // Without a host authenticator only HTTP Basic credentials log in: a
       // request without an Authorization header is anonymous (the login
       // limiter never refuses those). A host's own scheme (cookies, tokens)
@@ -204,6 +270,11 @@ export async function createSite(options: SiteOptions): Promise<Site> {
       pages: options.pages !== false && options.calendar !== false ? createSitePages({ restPrefix: options.restPrefix, siteUrl: rest.siteUrl }) : [],
       hooks: engine.hooks,
       webhooks,
+      createNonce: async (user) => {
+        const current = await hostUsers.resolve(user);
+        if (current === null) throw new Error(`createNonce: calpress knows no user ${describeRef(user)}`);
+        return engine.users.createNonce(current.id);
+      },
       migrate: () => engine.migrate(),
       close: async () => {
         if (closed) return;
@@ -246,17 +317,18 @@ async function siteUrlOption(engine: Engine, given: string | undefined, logger: 
 function anonymityCheck(options: SiteOptions): ((req: ExpressRequest) => boolean) | undefined {
   const host = options.isAnonymous;
   if (options.authenticate === undefined) return (req) => req.headers.authorization === undefined;
-  return host === undefined ? undefined : (req) => req.headers.authorization === undefined && host(req);
+  // A nonce makes a cookie login count: such a request is left to the authenticator.
+  return host === undefined ? undefined : (req) => req.headers.authorization === undefined && requestNonce(req) === undefined && host(req);
 }
 
-async function authenticate(engine: Engine, options: SiteOptions, req: ExpressRequest): Promise<CurrentUser | null | RestError> {
+async function authenticate(engine: Engine, hostUsers: HostUsers, options: SiteOptions, clientKey: (req: ExpressRequest) => string, req: ExpressRequest): Promise<CurrentUser | null | RestError> {
   if (options.authenticate) {
-    const hostUser = await resolveHostUser(engine, await options.authenticate(req));
-    if (hostUser) return hostUser;
+    const hostUser = await hostLogin(engine, hostUsers, await options.authenticate(req), req);
+    if (hostUser !== null) return hostUser;
   }
   const creds = basicCredentials(req);
   if (!creds) return null;
-  const result = await engine.users.verifyAppPassword(creds.login, creds.password, req.ip);
+  const result = await engine.users.verifyAppPassword(creds.login, creds.password, clientKey(req));
   if (result.ok) return result.user;
   // rest-conventions.md §8: wrong credentials fail every request with 401.
   const messages = {
@@ -267,16 +339,85 @@ async function authenticate(engine: Engine, options: SiteOptions, req: ExpressRe
   return new RestError(result.reason, messages[result.reason], 401);
 }
 
-async function resolveHostUser(engine: Engine, user: HostUser): Promise<CurrentUser | null> {
-  if (user === null || user === undefined) return null;
-  if (typeof user === "object" && "can" in user) return user;
-  let record: UserRecord | undefined;
-  if (typeof user === "number") record = await engine.users.get(user);
-  else if (typeof user === "string") record = await engine.users.byLogin(user);
-  else if ("role" in user) record = user;
-  else if ("id" in user) record = await engine.users.get(user.id);
-  else record = await engine.users.byLogin(user.login);
-  return record ? engine.users.currentUser(record) : null;
+function isAmbientAnswer(answer: HostUser): answer is { user: HostUserRef; ambient: boolean } {
+  return typeof answer === "object" && answer !== null && "ambient" in answer && "user" in answer;
+}
+
+/**
+ * The user of a host's answer. Credentials the browser sends by itself
+ * count only with a nonce of that user (WordPress `rest_cookie_check_errors()`):
+ * without one the request is anonymous; a wrong one is refused.
+ */
+async function hostLogin(engine: Engine, hostUsers: HostUsers, answer: HostUser, req: ExpressRequest): Promise<CurrentUser | RestError | null> {
+  if (answer === null || answer === undefined) return null;
+  if (!isAmbientAnswer(answer)) return hostUsers.resolve(answer);
+  if (!answer.ambient) return hostUsers.resolve(answer.user);
+  const nonce = requestNonce(req);
+  if (nonce === undefined) return null;
+  const user = await hostUsers.resolve(answer.user);
+  if (user === null) return null;
+  if (!(await engine.users.verifyNonce(user.id, nonce))) return new RestError("rest_cookie_invalid_nonce", "Cookie check failed", 403);
+  // As WordPress: a fresh nonce with the answer, for a page that stays open past a nonce's life.
+  req.res?.setHeader("X-WP-Nonce", await engine.users.createNonce(user.id));
+  return user;
+}
+
+function describeRef(user: HostUserRef): string {
+  if (typeof user === "number") return `#${user}`;
+  if (typeof user === "string") return JSON.stringify(user);
+  if ("login" in user) return JSON.stringify(user.login);
+  return `#${user.id}`;
+}
+
+/** Most unknown users logged (each once); past it, no more are logged, so a host bug cannot grow memory. */
+const UNKNOWN_USERS_LOGGED = 1000;
+
+/** Users as the host names them: found, created (`provisionUsers`), or unknown (logged once, anonymous). */
+class HostUsers {
+  private readonly logged = new Set<string>();
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly provision: { role: RoleName } | undefined,
+    private readonly logger: RestLogger | undefined,
+  ) {}
+
+  async resolve(user: HostUserRef): Promise<CurrentUser | null> {
+    if (typeof user === "object" && "can" in user) return user;
+    if (typeof user === "object" && "role" in user) return this.engine.users.currentUser(user);
+    const id = typeof user === "number" ? user : typeof user === "object" && "id" in user ? user.id : undefined;
+    const login = typeof user === "string" ? user : typeof user === "object" && "login" in user ? user.login : undefined;
+    let record: UserRecord | undefined;
+    if (id !== undefined) record = await this.engine.users.get(id);
+    else if (login !== undefined) record = (await this.engine.users.byLogin(login)) ?? (await this.provisioned(login));
+    if (record !== undefined) return this.engine.users.currentUser(record);
+    this.unknown(user);
+    return null;
+  }
+
+  /** A new user for `login` when `provisionUsers` is set (another request may have just created it). */
+  private async provisioned(login: string): Promise<UserRecord | undefined> {
+    if (this.provision === undefined) return undefined;
+    try {
+      return await this.engine.users.create({ login, role: this.provision.role });
+    } catch (err) {
+      if (err instanceof EngineError && err.code === "existing_user_login") return this.engine.users.byLogin(login);
+      // A login calpress cannot store (empty, too long): the host's mistake, logged as an unknown user.
+      if (err instanceof EngineError) return undefined;
+      throw err;
+    }
+  }
+
+  private unknown(user: HostUserRef): void {
+    const name = describeRef(user);
+    if (this.logged.has(name) || this.logged.size >= UNKNOWN_USERS_LOGGED) return;
+    this.logged.add(name);
+    const message =
+      `calpress: authenticate named user ${name}, which this site does not know; the request is anonymous. ` +
+      "Create the user first (site.engine.users.ensure) or set provisionUsers.";
+    if (this.logger !== undefined) this.logger.error(message);
+    else console.error(message);
+  }
 }
 
 function responseCacheOptions(engine: Engine, setting: SiteOptions["responseCache"]): ResponseCacheOptions | undefined {

@@ -13,7 +13,7 @@ Run "calpress <command> --help" for the options of a command.`,
   serve: `Usage: calpress serve [--port 8080] [--host 127.0.0.1] [--db <target>]
                       [--fixture <name|path>] [--timezone <IANA zone>]
                       [--rest-prefix /wp-json] [--site-url <url>] [--user <login>:<password>:<role>]...
-                      [--answer-store <file> [--answer-store-max <MiB>] [--warm]]
+                      [--answer-store <file> [--answer-store-max <MiB>] [--warm]] [--trust-proxy <setting>]
 
   --port          port to listen on; 0 takes a free port (default 8080)
   --host          address to bind (default 127.0.0.1)
@@ -25,20 +25,29 @@ Run "calpress <command> --help" for the options of a command.`,
   --site-url      the site's public URL (https://example.org/calendar): the only source of every
                   generated URL, whatever the Host header; served under its path (default: the
                   stored home option, else URLs follow each request)
-  --user          make sure this user exists with this role and application password (repeatable)
+  --user          make sure this user exists with this role and application password (repeatable);
+                  a fixture's published passwords are taken from it; under 16 letters and digits warns
   --answer-store  keep anonymous answers of single events, venues and organizers in this SQLite
                   file and reuse them while nothing they show changed (SQLite and PostgreSQL)
   --answer-store-max  bound on the stored answers, in MiB (default 512); past it the oldest
                   stored tenth is deleted
   --warm          after start, request every public event, venue and organizer once (by ID and
-                  by slug) so the store holds them; progress on stderr, the total on stdout`,
+                  by slug) so the store holds them; progress on stderr, the total on stdout
+  --trust-proxy   which address is the client's (failed-login limits) behind proxies, as Express's
+                  "trust proxy": false (default: the socket's peer), a number of proxies in front,
+                  their addresses or subnets (10.0.0.0/8,loopback), or true (any X-Forwarded-For)
+
+  Environment: CALPRESS_SECRET, key material for application-password hashes and nonces kept
+  outside the database (setting or changing it invalidates existing application passwords).`,
   migrate: `Usage: calpress migrate --db <target>`,
   fixture: `Usage: calpress fixture load <name|path> --db <target>
        calpress fixture generate --events N [--seed S] [--out <file> | --db <target>]`,
   user: `Usage: calpress user add <login> --role <role> [--email <e>] [--app-password <pw>] --db <target>
 
   roles: administrator, editor, author, contributor, subscriber
-  Without --app-password a random application password is generated and printed once.`,
+  Without --app-password a random application password is generated and printed once.
+  One with fewer than 16 letters and digits is accepted with a warning (tests and demos).
+  Environment: CALPRESS_SECRET (see calpress serve --help) must be the same as the server's.`,
   option: `Usage: calpress option get <name> --db <target>
        calpress option set <name> <value> --db <target>
 

@@ -3,12 +3,14 @@ import { STATUS_CODES } from "node:http";
 import path from "node:path";
 import type { AddressInfo, Socket } from "node:net";
 import express from "express";
-import { createSite } from "../site";
+import { createSite, type Site } from "../site";
+import { normaliseAppPassword } from "../users/users";
+import { parseTrustProxy, type TrustProxy } from "../routes/client-address";
 import { storedAnswerPaths } from "../calendar/stored-paths";
 import { warmStoredAnswers } from "./warm";
 import { pageTitle } from "../pages";
 import { ROLE_NAMES, RoleName } from "../users/types";
-import { generateFixture, loadFixture, resolveFixture, stderrProgress, writeFixture, FixtureProgress } from "../fixtures";
+import { generateFixture, loadFixture, resolveFixture, stderrProgress, writeFixture, FixtureProgress, FIXTURE_APP_PASSWORD_NAME } from "../fixtures";
 import { integer, parse, Parsed, required, str, UsageError } from "./args";
 import { HELP } from "./help";
 import { isEngineError } from "../engine-errors";
@@ -113,6 +115,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
       "answer-store": { type: "string" },
       "answer-store-max": { type: "string" },
       warm: { type: "boolean" },
+      "trust-proxy": { type: "string" },
     },
     0,
   );
@@ -125,6 +128,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   const fixtureName = str(p, "fixture");
   const timezone = str(p, "timezone");
   const siteUrl = siteUrlArg(str(p, "site-url"));
+  const trustProxy = trustProxyArg(str(p, "trust-proxy"));
 
   const isDefaultDb = str(p, "db") === undefined;
   const freshDefault = isDefaultDb && !fs.existsSync(path.resolve(DEFAULT_DB));
@@ -137,17 +141,17 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   const storeMax = integer(p, "answer-store-max", { min: 1, max: 1024 * 1024 });
   if (storeMax !== undefined && answerFile === undefined) throw new UsageError("--answer-store-max bounds the answer store: give --answer-store <file> too");
   const answerStore = answerFile === undefined ? false : { file: answerFile, ...(storeMax === undefined ? {} : { maxBytes: storeMax * 1024 * 1024 }) };
-  const site = await createSite({ db, timezone, restPrefix: prefix, siteUrl, answerStore });
+  for (const u of users) warnShortAppPassword(io, u.login, u.password);
+  const toLoad = fixtureName ?? (freshDefault ? "demo" : undefined);
+  const site = await createSite({ db, timezone, restPrefix: prefix, siteUrl, trustProxy, answerStore });
   try {
-    for (const u of users) {
-      const record = await site.engine.users.ensure({ login: u.login, role: u.role });
-      const existing = await site.engine.users.verifyAppPassword(u.login, u.password);
-      if (!existing.ok) await site.engine.users.addAppPassword(record.id, "cli", u.password);
-    }
-    const toLoad = fixtureName ?? (freshDefault ? "demo" : undefined);
+    // Before the fixture (which may name them as authors) and again after it
+    // (the operator's role wins over the fixture's).
+    await ensureOperatorUsers(site, users);
     if (toLoad) {
       io.err(`Loading fixture ${toLoad}…`);
-      await loadFixture(site.engine, resolveFixture(toLoad), { progress: progressTo(io) });
+      await loadFixture(site.engine, resolveFixture(toLoad), { progress: progressTo(io), skipAppPasswords: users.map((u) => u.login) });
+      await ensureOperatorUsers(site, users);
     }
   } catch (err) {
     await site.close();
@@ -188,7 +192,9 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   }
   if (toLoadWasDemo(fixtureName, freshDefault)) {
     io.out(`Demo site loaded. Try:  curl ${root}calendar/events/v1/events`);
-    io.out(`Log in as the demo administrator:  curl -u admin:demo-admin-pass ${root}calendar/events/v1/events?status=draft`);
+    if (!users.some((u) => u.login.toLowerCase() === "admin")) {
+      io.out(`Log in as the demo administrator:  curl -u admin:demo-admin-pass ${root}calendar/events/v1/events?status=draft`);
+    }
   }
 
   return await new Promise<number>((resolve) => {
@@ -212,6 +218,45 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
+}
+
+/**
+ * The users `--user` names, with their role and application password. A
+ * fixture's (published) application passwords are taken away from them,
+ * also those an earlier load gave.
+ */
+async function ensureOperatorUsers(site: Site, users: ReadonlyArray<{ login: string; password: string; role: RoleName }>): Promise<void> {
+  const engine = site.engine;
+  for (const u of users) {
+    const record = await engine.users.ensure({ login: u.login, role: u.role });
+    for (const app of await engine.users.listAppPasswords(record.id)) {
+      if (app.name === FIXTURE_APP_PASSWORD_NAME) await engine.users.deleteAppPassword(record.id, app.uuid);
+    }
+    const existing = await engine.users.verifyAppPassword(u.login, u.password);
+    if (!existing.ok) await engine.users.addAppPassword(record.id, "cli", u.password);
+  }
+}
+
+/** Under this many letters and digits (the part of an application password that counts), a chosen one is easy to guess. */
+const STRONG_APP_PASSWORD = 16;
+
+/** Short passwords are accepted (tests and demos use them), with a warning. */
+function warnShortAppPassword(io: CliIO, login: string, password: string): void {
+  const counted = normaliseAppPassword(password).length;
+  if (counted >= STRONG_APP_PASSWORD) return;
+  io.err(
+    `calpress: warning: the application password given for "${login}" has ${counted} letters and digits ` +
+      `(only those count); under ${STRONG_APP_PASSWORD} it is easy to guess: use it for tests and demos only`,
+  );
+}
+
+function trustProxyArg(value: string | undefined): TrustProxy | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parseTrustProxy(value);
+  } catch (err) {
+    throw new UsageError(`--trust-proxy must be true, false, a number of proxies or their addresses/subnets: ${(err as Error).message}`);
+  }
 }
 
 /**
@@ -316,6 +361,8 @@ async function user(argv: string[], io: CliIO): Promise<number> {
   const login = p.positionals[0];
   if (!login) throw new UsageError("user add needs a login");
   const role = parseRole(required(p, "role"));
+  const chosen = str(p, "app-password");
+  if (chosen !== undefined) warnShortAppPassword(io, login, chosen);
   const site = await createSite({ db: required(p, "db"), webhooks: false });
   try {
     const record = await site.engine.users.ensure({ login, role, email: str(p, "email") });

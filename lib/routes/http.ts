@@ -7,6 +7,7 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
 import { composedHeader, entityTag, ifMatchPasses, noneMatchFinds, notModified, parseTagList, preconditionFailed } from "./conditional";
 import { RestError, internalServerError, isRestError } from "./errors";
+import { corsVariesByOrigin } from "./cors";
 import { filterFields, parseFields } from "./fields";
 import { encodeJson, isPlainObject } from "./json";
 import { decodeBody, parseBracketString, rawQueryString, type BodySources, type ParamMap } from "./params";
@@ -21,10 +22,6 @@ import type { WriteGuardSnapshot } from "./types";
 import type { CurrentUser } from "../users/types";
 import type { RestUrls } from "./urls";
 
-/** Headers browsers may read cross-origin: WordPress's pagination trio, calpress's count pair and the ETag (for `If-Match`). */
-export const EXPOSED_HEADERS = "X-WP-Total, X-WP-TotalPages, Link, X-CAL-Total, X-CAL-TotalPages, ETag";
-/** WordPress's list plus the two conditional request headers (not CORS-safelisted: a preflight must allow them). */
-export const ALLOWED_REQUEST_HEADERS = "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, If-Match, If-None-Match";
 /** WordPress `wp_get_nocache_headers()`. */
 export const NO_CACHE_HEADERS: Readonly<Record<string, string>> = {
   Expires: "Wed, 11 Jan 1984 05:00:00 GMT",
@@ -121,8 +118,6 @@ function compose(server: RestServer, req: Request, outcome: Outcome, ctx: SendCo
     ["Content-Type", contentType ?? "application/json; charset=UTF-8"],
     ["X-Robots-Tag", "noindex"],
     ["X-Content-Type-Options", "nosniff"],
-    ["Access-Control-Expose-Headers", EXPOSED_HEADERS],
-    ["Access-Control-Allow-Headers", ALLOWED_REQUEST_HEADERS],
   ];
   // One Link header: API discovery first, then the route's own links (pagination next/prev).
   const links = [`<${ctx.urls.root}>; rel="https://api.w.org/"`];
@@ -137,10 +132,12 @@ function compose(server: RestServer, req: Request, outcome: Outcome, ctx: SendCo
   // The tag of what a GET shows (conditional.ts), kept with the answer by the response cache and the answer store.
   if (reading && outcome.status === 200) headers.push(["ETag", entityTag(status, contentType ?? "", routeHeaders, bytes)]);
 
-  // What a GET shows depends on the credentials (drafts, Allow) and its CORS
-  // headers on the Origin. The CORS headers themselves depend on the request
-  // alone: `sendComposed` adds them (cors.ts), so that kept answers serve every Origin.
-  if (reading) headers.push(["Vary", "Authorization, Origin"]);
+  // The CORS headers themselves depend on the request alone: `sendComposed`
+  // adds them (cors.ts), so that kept answers serve every Origin.
+  // What a GET shows depends on the credentials (drafts, Allow) and its CORS headers (unless none or `*`) on the Origin.
+  const byOrigin = corsVariesByOrigin(server.settings.cors);
+  if (reading) headers.push(["Vary", byOrigin ? "Authorization, Origin" : "Authorization"]);
+  else if (byOrigin && req.get("origin") !== undefined) headers.push(["Vary", "Origin"]);
 
   // Authenticated answers must not be cached; nor 4xx answers to a header
   // method override, which an intermediary could otherwise cache for the
@@ -290,7 +287,7 @@ async function writePreconditions(
 
 function write(res: Response, response: ComposedResponse, ctx: SendContext): void {
   if (res.headersSent) return;
-  sendComposed(res, readPreconditions(res.req, response, ctx), ctx.realMethod === "HEAD" || ctx.method === "HEAD");
+  sendComposed(res, readPreconditions(res.req, response, ctx), ctx.realMethod === "HEAD" || ctx.method === "HEAD", ctx.server.settings.cors);
 }
 
 /**
@@ -418,7 +415,7 @@ function answerUrls(server: RestServer, req: Request, res: Response, via: "route
       ["X-Content-Type-Options", "nosniff"],
       ...Object.entries(NO_CACHE_HEADERS),
     ];
-    sendComposed(res, { status: err.httpStatus, headers, body: Buffer.from(JSON.stringify(err.toJSON())), noCache: true }, req.method === "HEAD");
+    sendComposed(res, { status: err.httpStatus, headers, body: Buffer.from(JSON.stringify(err.toJSON())), noCache: true }, req.method === "HEAD", server.settings.cors);
     return undefined;
   }
 }

@@ -6,7 +6,7 @@
 import type { Request, Response } from "express";
 import { answerKey } from "./answer-key";
 import { composedHeader, noneMatchFinds, notModified, parseTagList } from "./conditional";
-import { corsHeaders } from "./cors";
+import { corsHeaders, type CorsPolicy } from "./cors";
 import { parseBracketString, rawQueryString, type ParamMap } from "./params";
 import { normalizeRoutePath } from "./patterns";
 import type { ComposedResponse } from "./response-cache";
@@ -58,9 +58,9 @@ export function mergeVary(existing: number | string | string[] | undefined, adde
  * depend on the request alone, so kept answers (response cache, answer
  * store) are kept without them, one per URL rather than one per Origin.
  */
-export function sendComposed(res: Response, response: ComposedResponse, headOnly: boolean): void {
+export function sendComposed(res: Response, response: ComposedResponse, headOnly: boolean, policy: CorsPolicy): void {
   if (res.headersSent) return;
-  const cors = corsHeaders(res.req);
+  const cors = corsHeaders(policy, res.req);
   const flat = flatten(cors.length === 0 ? response.headers : [...response.headers, ...cors], res.hasHeader("vary") ? res.getHeader("vary") : undefined);
   if (response.noCache) res.removeHeader("Last-Modified");
   const body = response.body;
@@ -126,6 +126,6 @@ export function sendStoredAnswer(server: RestServer, req: Request, res: Response
   if (stored === undefined) return { sent: false, key };
   const ifNoneMatch = parseTagList(headers["if-none-match"]);
   const response = ifNoneMatch !== undefined && stored.status === 200 && noneMatchFinds(ifNoneMatch, composedHeader(stored, "ETag")) ? notModified(stored) : stored;
-  sendComposed(res, response, method === "HEAD");
+  sendComposed(res, response, method === "HEAD", server.settings.cors);
   return { sent: true };
 }

@@ -11,6 +11,7 @@ import { namespaceIndexArgs, namespaceIndexEndpoint, siteIndexEndpoint } from ".
 import type { ParamMap } from "./params";
 import { compilePattern, joinRoute, type RoutePattern } from "./patterns";
 import { ResponseCache } from "./response-cache";
+import { corsPolicy, type CorsPolicy } from "./cors";
 import type { AnswerStore } from "./answer-store";
 import { compileTypedArgs, createAjv, type TypedArgsValidator } from "./schema-validator";
 import {
@@ -66,6 +67,8 @@ export interface ServerSettings {
   readonly logger: RestLogger;
   readonly responseCache: ResponseCache | undefined;
   readonly writeGuards: WriteGuards | undefined;
+  /** Which origins get CORS headers (cors.ts). */
+  readonly cors: CorsPolicy;
 }
 
 interface RegisteredEndpoint {
@@ -122,6 +125,7 @@ export class RestServer {
       logger: options.logger ?? { error: (message, error) => console.error(message, error) },
       responseCache: options.responseCache ? new ResponseCache(options.responseCache) : undefined,
       writeGuards: options.writeGuards,
+      cors: corsPolicy(options.cors),
     };
     this.answerStore = options.answerStore;
     this.siteUrl = options.siteUrl;

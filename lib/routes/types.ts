@@ -10,6 +10,7 @@ import type { JsonObject, JsonValue } from "./json";
 import type { RestRequest } from "./request";
 import type { ResponseCacheOptions } from "./response-cache";
 import type { AnswerStore } from "./answer-store";
+import type { CorsOptions } from "./cors";
 
 // ---------------------------------------------------------------- methods
 
@@ -252,6 +253,8 @@ export interface RestServerOptions {
    * steps; a write committed in between goes unnoticed).
    */
   readonly writeGuards?: WriteGuards;
+  /** CORS headers (cors.ts): default WordPress's, every Origin echoed with credentials; `false`: none. */
+  readonly cors?: CorsOptions | false;
 }
 
 /**

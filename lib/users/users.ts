@@ -6,6 +6,7 @@ import { assertNoNul, EngineError, hasNul, isUniqueViolation } from "../engine-e
 import { formatUtc, utcMillis } from "../posts/dates";
 import { insertReturningId } from "../posts/sql";
 import { roleCan } from "./capabilities";
+import { createNonce, verifyNonce } from "./nonce";
 import { CapabilityObject, CurrentUser, ROLE_NAMES, RoleName } from "./types";
 
 /** The per-site HMAC key of application passwords (created on first use). */
@@ -112,7 +113,11 @@ class StoredUser implements CurrentUser {
 }
 
 export class Users implements UsersApi {
-  constructor(private readonly e: Engine) {}
+  /** `secret`: see `EngineOptions.secret`. */
+  constructor(
+    private readonly e: Engine,
+    private readonly secret?: string,
+  ) {}
 
   async create(input: { login: string; role: RoleName; email?: string; displayName?: string; password?: string }): Promise<UserRecord> {
     const login = input.login.trim();
@@ -266,10 +271,35 @@ export class Users implements UsersApi {
     return this.e.knex("users").where({ email: value }).orderBy("id").first<UserRow | undefined>();
   }
 
+  /**
+   * A nonce for cookie logins of this user (nonce.ts), valid for 12 to 24
+   * hours: WordPress's `wp_create_nonce('wp_rest')`.
+   */
+  async createNonce(userId: number): Promise<string> {
+    return createNonce(await this.key("nonces"), userId, this.e.now().getTime());
+  }
+
+  async verifyNonce(userId: number, nonce: string): Promise<boolean> {
+    return verifyNonce(await this.key("nonces"), userId, nonce, this.e.now().getTime()) !== false;
+  }
+
   /** HMAC-SHA-256 with the site key; the plain secret is never stored. */
   private async hmac(normalised: string): Promise<string> {
-    const key = await this.e.options.ensure(APP_PASSWORD_KEY_OPTION, () => randomBytes(32).toString("hex"));
-    return createHmac("sha256", Buffer.from(key, "hex")).update(normalised, "utf8").digest("hex");
+    return createHmac("sha256", await this.key("application passwords")).update(normalised, "utf8").digest("hex");
+  }
+
+  /**
+   * The key of one use. With a secret, derived from it: the database alone
+   * then holds nothing to check a guessed password or make a nonce with.
+   * Without one, the random key stored on first use; application-password
+   * hashes use it as it is (so hashes made before nonces existed still
+   * match), nonces a key derived from it. Setting a secret later changes
+   * the application-password key: passwords made before no longer match.
+   */
+  private async key(use: "application passwords" | "nonces"): Promise<Buffer> {
+    if (this.secret !== undefined) return createHmac("sha256", this.secret).update(`calpress ${use}`, "utf8").digest();
+    const stored = Buffer.from(await this.e.options.ensure(APP_PASSWORD_KEY_OPTION, () => randomBytes(32).toString("hex")), "hex");
+    return use === "application passwords" ? stored : createHmac("sha256", stored).update(`calpress ${use}`, "utf8").digest();
   }
 }
 
