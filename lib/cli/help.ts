@@ -13,7 +13,7 @@ Run "calpress <command> --help" for the options of a command.`,
   serve: `Usage: calpress serve [--port 8080] [--host 127.0.0.1] [--db <target>]
                       [--fixture <name|path>] [--timezone <IANA zone>]
                       [--rest-prefix /wp-json] [--user <login>:<password>:<role>]...
-                      [--answer-store <file> [--warm]]
+                      [--answer-store <file> [--warm]] [--table-prefix cp_]
 
   --port          port to listen on; 0 takes a free port (default 8080)
   --host          address to bind (default 127.0.0.1)
@@ -26,18 +26,29 @@ Run "calpress <command> --help" for the options of a command.`,
   --answer-store  keep anonymous answers of single events, venues and organizers in this SQLite
                   file and reuse them while nothing they show changed (SQLite and PostgreSQL)
   --warm          after start, request every public event, venue and organizer once (by ID and
-                  by slug) so the store holds them; progress on stderr, the total on stdout`,
-  migrate: `Usage: calpress migrate --db <target>`,
-  fixture: `Usage: calpress fixture load <name|path> --db <target>
-       calpress fixture generate --events N [--seed S] [--out <file> | --db <target>]`,
+                  by slug) so the store holds them; progress on stderr, the total on stdout
+  --table-prefix  prefix of every table calpress creates (default cp_; "" for the unprefixed
+                  tables of a database made before prefixes existed)`,
+  migrate: `Usage: calpress migrate --db <target> [--table-prefix cp_]
+
+  --table-prefix  prefix of every table calpress creates (default cp_), as in serve`,
+  fixture: `Usage: calpress fixture load <name|path> --db <target> [--table-prefix cp_]
+       calpress fixture generate --events N [--seed S] [--out <file> | --db <target> [--table-prefix cp_]]
+
+  --table-prefix  prefix of every table calpress creates (default cp_), as in serve`,
   user: `Usage: calpress user add <login> --role <role> [--email <e>] [--app-password <pw>] --db <target>
+                        [--table-prefix cp_]
 
   roles: administrator, editor, author, contributor, subscriber
-  Without --app-password a random application password is generated and printed once.`,
-  option: `Usage: calpress option get <name> --db <target>
-       calpress option set <name> <value> --db <target>
+  Without --app-password a random application password is generated and printed once.
+
+  --table-prefix  prefix of every table calpress creates (default cp_), as in serve`,
+  option: `Usage: calpress option get <name> --db <target> [--table-prefix cp_]
+       calpress option set <name> <value> --db <target> [--table-prefix cp_]
 
   webhook_url     POST every change to this http(s) URL ("" stops sending)
   webhook_secret  sign webhooks: X-Calpress-Signature: sha256=<HMAC-SHA-256 of the body>
-  timezone, blogname, blogdescription, posts_per_page, default_language …`,
+  timezone, blogname, blogdescription, posts_per_page, default_language …
+
+  --table-prefix  prefix of every table calpress creates (default cp_), as in serve`,
 };

@@ -11,6 +11,7 @@ import { ROLE_NAMES, RoleName } from "../users/types";
 import { generateFixture, loadFixture, resolveFixture, stderrProgress, writeFixture, FixtureProgress } from "../fixtures";
 import { integer, parse, Parsed, required, str, UsageError } from "./args";
 import { HELP } from "./help";
+import { tableNames, TableNameError } from "../db/tables";
 import { isEngineError } from "../engine-errors";
 
 export const DEFAULT_DB = "./data/calpress.sqlite";
@@ -94,6 +95,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
       port: { type: "string" },
       host: { type: "string" },
       db: { type: "string" },
+      "table-prefix": { type: "string" },
       fixture: { type: "string" },
       timezone: { type: "string" },
       "rest-prefix": { type: "string" },
@@ -120,7 +122,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   const answerFile = str(p, "answer-store");
   const warm = p.values.warm === true;
   if (warm && answerFile === undefined) throw new UsageError("--warm fills the answer store: give --answer-store <file> too");
-  const site = await createSite({ db, timezone, restPrefix: prefix, answerStore: answerFile === undefined ? false : { file: answerFile } });
+  const site = await createSite({ db, tablePrefix: tablePrefix(p), timezone, restPrefix: prefix, answerStore: answerFile === undefined ? false : { file: answerFile } });
   try {
     for (const u of users) {
       const record = await site.engine.users.ensure({ login: u.login, role: u.role });
@@ -227,10 +229,22 @@ function normalisePrefix(prefix: string): string {
   return trimmed;
 }
 
+/** `--table-prefix` of every command that takes `--db`, checked here so that a bad one is a usage error. */
+function tablePrefix(p: Parsed): string | undefined {
+  const prefix = str(p, "table-prefix");
+  try {
+    if (prefix !== undefined) tableNames(prefix);
+  } catch (err) {
+    if (err instanceof TableNameError) throw new UsageError(err.message);
+    throw err;
+  }
+  return prefix;
+}
+
 async function migrate(argv: string[], io: CliIO): Promise<number> {
-  const p = parse(argv, { db: { type: "string" } }, 0);
+  const p = parse(argv, { db: { type: "string" }, "table-prefix": { type: "string" } }, 0);
   if (wantsHelp(p, "migrate", io)) return 0;
-  const site = await createSite({ db: required(p, "db"), webhooks: false });
+  const site = await createSite({ db: required(p, "db"), tablePrefix: tablePrefix(p), webhooks: false });
   await site.close();
   io.out("schema up to date");
   return 0;
@@ -239,11 +253,11 @@ async function migrate(argv: string[], io: CliIO): Promise<number> {
 async function fixture(argv: string[], io: CliIO): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "load") {
-    const p = parse(rest, { db: { type: "string" }, force: { type: "boolean" } }, 1);
+    const p = parse(rest, { db: { type: "string" }, "table-prefix": { type: "string" }, force: { type: "boolean" } }, 1);
     if (wantsHelp(p, "fixture", io)) return 0;
     const name = p.positionals[0];
     if (!name) throw new UsageError("fixture load needs a fixture name or path");
-    const site = await createSite({ db: required(p, "db"), webhooks: false });
+    const site = await createSite({ db: required(p, "db"), tablePrefix: tablePrefix(p), webhooks: false });
     try {
       const counts = await loadFixture(site.engine, resolveFixture(name), { progress: progressTo(io), force: p.values.force === true });
       io.out(`loaded ${name}: ${JSON.stringify(counts)}`);
@@ -253,7 +267,7 @@ async function fixture(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   if (sub === "generate") {
-    const p = parse(rest, { events: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, db: { type: "string" } }, 0);
+    const p = parse(rest, { events: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, db: { type: "string" }, "table-prefix": { type: "string" } }, 0);
     if (wantsHelp(p, "fixture", io)) return 0;
     const events = integer(p, "events", { min: 1, max: 10_000_000 });
     if (events === undefined) throw new UsageError("--events is required");
@@ -267,7 +281,7 @@ async function fixture(argv: string[], io: CliIO): Promise<number> {
       io.out(`wrote ${events} events to ${out}`);
       return 0;
     }
-    const site = await createSite({ db: db as string, webhooks: false });
+    const site = await createSite({ db: db as string, tablePrefix: tablePrefix(p), webhooks: false });
     try {
       const counts = await loadFixture(site.engine, data, { progress: progressTo(io) });
       io.out(`loaded ${JSON.stringify(counts)}`);
@@ -290,12 +304,12 @@ async function user(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   if (sub !== "add") throw new UsageError(sub ? `unknown user command: ${sub}` : "user needs add");
-  const p = parse(rest, { role: { type: "string" }, email: { type: "string" }, "app-password": { type: "string" }, db: { type: "string" } }, 1);
+  const p = parse(rest, { role: { type: "string" }, email: { type: "string" }, "app-password": { type: "string" }, db: { type: "string" }, "table-prefix": { type: "string" } }, 1);
   if (wantsHelp(p, "user", io)) return 0;
   const login = p.positionals[0];
   if (!login) throw new UsageError("user add needs a login");
   const role = parseRole(required(p, "role"));
-  const site = await createSite({ db: required(p, "db"), webhooks: false });
+  const site = await createSite({ db: required(p, "db"), tablePrefix: tablePrefix(p), webhooks: false });
   try {
     const record = await site.engine.users.ensure({ login, role, email: str(p, "email") });
     const { secret } = await site.engine.users.addAppPassword(record.id, "cli", str(p, "app-password"));
@@ -319,12 +333,12 @@ async function option(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   if (sub !== "get" && sub !== "set") throw new UsageError(sub ? `unknown option command: ${sub}` : "option needs get or set");
-  const p = parse(rest, { db: { type: "string" } }, sub === "get" ? 1 : 2);
+  const p = parse(rest, { db: { type: "string" }, "table-prefix": { type: "string" } }, sub === "get" ? 1 : 2);
   if (wantsHelp(p, "option", io)) return 0;
   const [name, value] = p.positionals;
   if (!name) throw new UsageError(`option ${sub} needs a name`);
   if (sub === "set" && value === undefined) throw new UsageError("option set needs a value");
-  const site = await createSite({ db: required(p, "db"), webhooks: false });
+  const site = await createSite({ db: required(p, "db"), tablePrefix: tablePrefix(p), webhooks: false });
   try {
     if (sub === "set") {
       try {
