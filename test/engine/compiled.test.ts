@@ -17,7 +17,7 @@ forEachDatabase("statements compiled by shape", (db) => {
     const k = engine.knex;
     const a = await engine.posts.create({ type: "event", status: "publish", title: "Shape One" });
     const b = await engine.posts.create({ type: "event", status: "draft", title: "Shape Two" });
-    const build = (id: number, status: string) => () => k("posts").where("id", id).whereNot("status", status).select("id", "title");
+    const build = (id: number, status: string) => () => k(engine.tables.posts).where("id", id).whereNot("status", status).select("id", "title");
     const statements: string[] = [];
     const onQuery = (q: { sql: string }): void => {
       statements.push(q.sql);
@@ -43,7 +43,7 @@ forEachDatabase("statements compiled by shape", (db) => {
     const a = await engine.posts.create({ type: "event", status: "publish", title: "Shape Three" });
     const shape = `test-wrong-${db.name}-${Date.now()}`;
     // Bindings named in the wrong order: a kept text would look up id "trash".
-    const build = () => k("posts").where("id", a.id).whereNot("status", "trash").select("id");
+    const build = () => k(engine.tables.posts).where("id", a.id).whereNot("status", "trash").select("id");
     for (let i = 0; i < 3; i++) {
       const rows = await selectByShape<{ id: number }>(k, shape, ["trash", a.id], build);
       expect(rows.map((r) => Number(r.id))).to.deep.equal([a.id]);
