@@ -575,7 +575,7 @@ export class Posts implements PostsApi {
     // The whole row (typed fields joined) in one statement: the lowest id of the language, else of any language.
     const lookup = async (language: string | undefined): Promise<JoinedRow | undefined> => {
       const bindings: Knex.Value[] = language === undefined ? [type, slug, "trash", 1] : [type, slug, "trash", language, 1];
-      const rows = await selectByShape<JoinedRow>(this.k, `bySlug\u0000${joinSignature(joins)}\u0000${language === undefined ? 0 : 1}`, bindings, () => {
+      const rows = await selectByShape<JoinedRow>(this.k, this.e.tables, `bySlug\u0000${joinSignature(joins)}\u0000${language === undefined ? 0 : 1}`, bindings, () => {
         const q = this.k(`${this.e.tables.posts} as p`).where("p.type", type).where("p.slug", slug).whereNot("p.status", "trash").select("p.*");
         if (language !== undefined) q.where("p.language", language);
         addFieldJoins(q, joins);
@@ -715,7 +715,7 @@ export class Posts implements PostsApi {
     // The relations statement needs only the ids: it runs beside the rows'
     // (another pooled connection where there is one) instead of after them.
     const [rows, relationRows] = await Promise.all([
-      selectByShape<JoinedRow>(this.k, shape, unique, () => {
+      selectByShape<JoinedRow>(this.k, this.e.tables, shape, unique, () => {
         const q = this.k(`${this.e.tables.posts} as p`).whereIn("p.id", unique).select("p.*");
         addFieldJoins(q, joins);
         return q;
@@ -831,7 +831,7 @@ export class Posts implements PostsApi {
     const statement = rest.length === 0 ? first : first.unionAll(rest);
     const shape = `relations\u0000${w.meta ? 1 : 0}${w.terms ? 1 : 0}${w.links ? 1 : 0}\u0000${onlyTerms?.join(",") ?? "*"}\u0000${onlyLinks?.join(",") ?? "*"}\u0000${ids.length}`;
     const bindings: Knex.Value[] = [...(w.meta ? ids : []), ...(w.terms ? [...ids, ...(onlyTerms ?? [])] : []), ...(w.links ? [...ids, ...(onlyLinks ?? [])] : [])];
-    return remember(statement, () => selectByShape<RelationRow>(k, shape, bindings, () => statement), (r) => r.length);
+    return remember(statement, () => selectByShape<RelationRow>(k, this.e.tables, shape, bindings, () => statement), (r) => r.length);
   }
 
   private attachRelations(posts: LoadedPost[], rows: RelationRow[], w: NonNullable<PostQuery["with"]>): void {

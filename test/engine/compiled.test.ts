@@ -25,9 +25,9 @@ forEachDatabase("statements compiled by shape", (db) => {
     k.on("query", onQuery);
     try {
       const shape = `test-shape-${db.name}-${Date.now()}`;
-      const first = await selectByShape<{ id: number; title: string }>(k, shape, [a.id, "trash"], build(a.id, "trash"));
-      const second = await selectByShape<{ id: number; title: string }>(k, shape, [b.id, "trash"], build(b.id, "trash"));
-      const none = await selectByShape<{ id: number; title: string }>(k, shape, [b.id, "draft"], build(b.id, "draft"));
+      const first = await selectByShape<{ id: number; title: string }>(k, engine.tables, shape, [a.id, "trash"], build(a.id, "trash"));
+      const second = await selectByShape<{ id: number; title: string }>(k, engine.tables, shape, [b.id, "trash"], build(b.id, "trash"));
+      const none = await selectByShape<{ id: number; title: string }>(k, engine.tables, shape, [b.id, "draft"], build(b.id, "draft"));
       expect(first.map((r) => [Number(r.id), r.title])).to.deep.equal([[a.id, "Shape One"]]);
       expect(second.map((r) => [Number(r.id), r.title])).to.deep.equal([[b.id, "Shape Two"]]);
       expect(none).to.deep.equal([]);
@@ -45,7 +45,7 @@ forEachDatabase("statements compiled by shape", (db) => {
     // Bindings named in the wrong order: a kept text would look up id "trash".
     const build = () => k(engine.tables.posts).where("id", a.id).whereNot("status", "trash").select("id");
     for (let i = 0; i < 3; i++) {
-      const rows = await selectByShape<{ id: number }>(k, shape, ["trash", a.id], build);
+      const rows = await selectByShape<{ id: number }>(k, engine.tables, shape, ["trash", a.id], build);
       expect(rows.map((r) => Number(r.id))).to.deep.equal([a.id]);
     }
   });
