@@ -893,7 +893,7 @@ export class Posts implements PostsApi {
 
   // ------------------------------------------------------------------ the query builder
 
-  /** Every constraint of a PostQuery on `posts as p` (and `fields_<type> as f` when a typed field is used). */
+  /** Every constraint of a PostQuery on `<prefix>posts as p` (and `<prefix>fields_<type> as f` when a typed field is used). */
   private async buildQuery(query: PostQuery): Promise<BuiltQuery> {
     const k = this.k;
     const typeNames = [...new Set(Array.isArray(query.type) ? query.type : [query.type])];

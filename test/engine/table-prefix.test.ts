@@ -183,6 +183,23 @@ forEachDatabase("table prefix", (db) => {
     await third.close();
   });
 
+  it("fits the databases' name limits with the longest prefix and post type name", async () => {
+    const prefix = "long_prefix_of_20ch_";
+    const type = "a_post_type_named_with_32_chars_";
+    const { engine, close } = await createEngine(database.target, { tablePrefix: prefix });
+    try {
+      engine.registerPostType(type, { fields: { the_longest_field_name_we_index: { type: "string", index: true } } });
+      await engine.migrate();
+      const { id } = await engine.posts.create({ type, status: "publish", title: "Long names", fields: { the_longest_field_name_we_index: "x" } });
+      expect((await engine.posts.get(id))?.fields.the_longest_field_name_we_index).to.equal("x");
+    } finally {
+      await close();
+    }
+    for (const [kind, names] of Object.entries(await catalog(host))) {
+      expect((names as string[]).filter((n) => !n.startsWith(prefix)), kind).to.deep.equal([]);
+    }
+  });
+
   it("refuses a prefix that is not a plain SQL name, and a schema anywhere but on PostgreSQL", async () => {
     for (const bad of ["cp-", "CP_", "x; drop table", "a".repeat(21)]) {
       const refused = await createSite({ db: database.target, tablePrefix: bad }).then(
