@@ -36,6 +36,15 @@ export type HostUser = HostUserRef | { user: HostUserRef; ambient: boolean } | n
 export interface SiteOptions {
   /** SQLite path, `:memory:`, `sqlite:…`, `postgres://…`, `mysql://…`, a knex config or a knex instance. */
   db: DbOption;
+  /**
+   * Prefix of every table, index, trigger and function calpress creates, as
+   * WordPress's `$table_prefix` (letters, digits, `_`; default `cp_`). A
+   * table of that name that calpress did not create stops `createSite` with
+   * an error naming it, before anything is changed.
+   */
+  tablePrefix?: string;
+  /** PostgreSQL: the schema calpress's tables live in (created when missing); default the connection's current schema. */
+  schema?: string;
   /** Sets the site time-zone option (IANA name, `UTC` or `UTC+N`); the stored value is kept when absent. */
   timezone?: string;
   /** Sets the site default content language option. */
@@ -197,7 +206,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
   const provision = options.provisionUsers || undefined;
   if (provision !== undefined && !(ROLE_NAMES as readonly string[]).includes(provision.role)) throw new Error(`provisionUsers: unknown role ${String(provision.role)}`);
   const clientKey = clientAddressOf(options.trustProxy);
-  const { engine, close } = await createEngine(options.db, { secret });
+  const { engine, close } = await createEngine(options.db, { secret, tablePrefix: options.tablePrefix, schema: options.schema });
   try {
     const hostUsers = new HostUsers(engine, provision, options.logger);
     const authenticator = (req: ExpressRequest): Promise<CurrentUser | null | RestError> => authenticate(engine, hostUsers, options, clientKey, req);
@@ -218,7 +227,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
       logger: options.logger,
       responseCache: responseCacheOptions(engine, options.responseCache),
       writeGuards: writeGuardsAvailable(engine.knex)
-        ? { snapshot: (tags) => snapshotTags(engine.knex, tags), run: (snapshot, stale, work) => runGuarded(snapshot, stale, work) }
+        ? { snapshot: (tags) => snapshotTags(engine.knex, engine.tables, tags), run: (snapshot, stale, work) => runGuarded(snapshot, stale, work) }
         : undefined,
       siteInfo: async () => {
         const timezone = await engine.options.timezone();
@@ -430,7 +439,7 @@ async function openAnswerStore(engine: Engine, options: SiteOptions): Promise<An
   const setting = options.answerStore;
   const reads = engine.readCache;
   if (setting === undefined || setting === false || reads === null || !cacheTagsMaintained(engine.knex)) return undefined;
-  const epoch = (await readTagVersions(engine.knex, [EPOCH_TAG])).get(EPOCH_TAG) ?? 0;
+  const epoch = (await readTagVersions(engine.knex, engine.tables, [EPOCH_TAG])).get(EPOCH_TAG) ?? 0;
   // Processes on one PostgreSQL database share a store file's proofs (see sharedToken).
   const shared = reads.sharesTokens;
   return AnswerStore.open({
@@ -438,18 +447,20 @@ async function openAnswerStore(engine: Engine, options: SiteOptions): Promise<An
     maxBytes: setting.maxBytes,
     revision: shared ? () => reads.sharedToken() : () => reads.token(),
     sharedRevision: shared,
-    versions: (tags) => readTagVersions(engine.knex, tags),
+    versions: (tags) => readTagVersions(engine.knex, engine.tables, tags),
     always: [SITE_TAG, EPOCH_TAG],
     identity: `calpress ${CALPRESS_VERSION} ${codeFingerprint()}; epoch ${epoch}; site ${setting.version ?? ""}`,
     logger: options.logger,
-    attach: sqliteFile(engine),
+    attach: sqliteAttachment(engine),
   });
 }
 
-/** The SQLite file of the site's database, if it is one (not `:memory:`). */
-function sqliteFile(engine: Engine): string | undefined {
+/** The SQLite file of the site's database, if it is one (not `:memory:`), and its cache-tags table. */
+function sqliteAttachment(engine: Engine): { file: string; cacheTags: string } | undefined {
   if (engine.dialect !== "sqlite") return undefined;
   const connection = engine.knex.client.config.connection as { filename?: unknown } | undefined;
   const filename = typeof connection === "object" && connection !== null ? connection.filename : undefined;
-  return typeof filename === "string" && filename !== ":memory:" && !filename.startsWith("file:") ? path.resolve(filename) : undefined;
+  return typeof filename === "string" && filename !== ":memory:" && !filename.startsWith("file:")
+    ? { file: path.resolve(filename), cacheTags: engine.tables.cacheTags }
+    : undefined;
 }

@@ -14,6 +14,7 @@ Run "calpress <command> --help" for the options of a command.`,
                       [--fixture <name|path>] [--timezone <IANA zone>]
                       [--rest-prefix /wp-json] [--site-url <url>] [--user <login>:<password>:<role>]...
                       [--answer-store <file> [--answer-store-max <MiB>] [--warm]] [--trust-proxy <setting>]
+                      [--table-prefix cp_]
 
   --port          port to listen on; 0 takes a free port (default 8080)
   --host          address to bind (default 127.0.0.1)
@@ -36,23 +37,34 @@ Run "calpress <command> --help" for the options of a command.`,
   --trust-proxy   which address is the client's (failed-login limits) behind proxies, as Express's
                   "trust proxy": false (default: the socket's peer), a number of proxies in front,
                   their addresses or subnets (10.0.0.0/8,loopback), or true (any X-Forwarded-For)
+  --table-prefix  prefix of every table calpress creates (default cp_; "" for the unprefixed
+                  tables of a database made before prefixes existed)
 
   Environment: CALPRESS_SECRET, key material for application-password hashes and nonces kept
   outside the database (setting or changing it invalidates existing application passwords).`,
-  migrate: `Usage: calpress migrate --db <target>`,
-  fixture: `Usage: calpress fixture load <name|path> --db <target>
-       calpress fixture generate --events N [--seed S] [--out <file> | --db <target>]`,
+  migrate: `Usage: calpress migrate --db <target> [--table-prefix cp_]
+
+  --table-prefix  prefix of every table calpress creates (default cp_), as in serve`,
+  fixture: `Usage: calpress fixture load <name|path> --db <target> [--table-prefix cp_]
+       calpress fixture generate --events N [--seed S] [--out <file> | --db <target> [--table-prefix cp_]]
+
+  --table-prefix  prefix of every table calpress creates (default cp_), as in serve`,
   user: `Usage: calpress user add <login> --role <role> [--email <e>] [--app-password <pw>] --db <target>
+                        [--table-prefix cp_]
 
   roles: administrator, editor, author, contributor, subscriber
   Without --app-password a random application password is generated and printed once.
   One with fewer than 16 letters and digits is accepted with a warning (tests and demos).
-  Environment: CALPRESS_SECRET (see calpress serve --help) must be the same as the server's.`,
-  option: `Usage: calpress option get <name> --db <target>
-       calpress option set <name> <value> --db <target>
+  Environment: CALPRESS_SECRET (see calpress serve --help) must be the same as the server's.
+
+  --table-prefix  prefix of every table calpress creates (default cp_), as in serve`,
+  option: `Usage: calpress option get <name> --db <target> [--table-prefix cp_]
+       calpress option set <name> <value> --db <target> [--table-prefix cp_]
 
   webhook_url     POST every change to this http(s) URL ("" stops sending)
   webhook_secret  sign webhooks: X-Calpress-Signature: sha256=<HMAC-SHA-256 of the body>
   home, siteurl   the site URL generated URLs are built from, read at start ("" for none)
-  timezone, blogname, blogdescription, posts_per_page, default_language …`,
+  timezone, blogname, blogdescription, posts_per_page, default_language …
+
+  --table-prefix  prefix of every table calpress creates (default cp_), as in serve`,
 };

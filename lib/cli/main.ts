@@ -13,6 +13,7 @@ import { ROLE_NAMES, RoleName } from "../users/types";
 import { generateFixture, loadFixture, resolveFixture, stderrProgress, writeFixture, FixtureProgress, FIXTURE_APP_PASSWORD_NAME } from "../fixtures";
 import { integer, parse, Parsed, required, str, UsageError } from "./args";
 import { HELP } from "./help";
+import { tableNames, TableNameError } from "../db/tables";
 import { isEngineError } from "../engine-errors";
 import { parseSiteUrl } from "../format/site-url";
 
@@ -107,6 +108,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
       port: { type: "string" },
       host: { type: "string" },
       db: { type: "string" },
+      "table-prefix": { type: "string" },
       fixture: { type: "string" },
       timezone: { type: "string" },
       "rest-prefix": { type: "string" },
@@ -143,7 +145,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   const answerStore = answerFile === undefined ? false : { file: answerFile, ...(storeMax === undefined ? {} : { maxBytes: storeMax * 1024 * 1024 }) };
   for (const u of users) warnShortAppPassword(io, u.login, u.password);
   const toLoad = fixtureName ?? (freshDefault ? "demo" : undefined);
-  const site = await createSite({ db, timezone, restPrefix: prefix, siteUrl, trustProxy, answerStore });
+  const site = await createSite({ db, tablePrefix: tablePrefix(p), timezone, restPrefix: prefix, siteUrl, trustProxy, answerStore });
   try {
     // Before the fixture (which may name them as authors) and again after it
     // (the operator's role wins over the fixture's).
@@ -293,10 +295,22 @@ function normalisePrefix(prefix: string): string {
   return trimmed;
 }
 
+/** `--table-prefix` of every command that takes `--db`, checked here so that a bad one is a usage error. */
+function tablePrefix(p: Parsed): string | undefined {
+  const prefix = str(p, "table-prefix");
+  try {
+    if (prefix !== undefined) tableNames(prefix);
+  } catch (err) {
+    if (err instanceof TableNameError) throw new UsageError(err.message);
+    throw err;
+  }
+  return prefix;
+}
+
 async function migrate(argv: string[], io: CliIO): Promise<number> {
-  const p = parse(argv, { db: { type: "string" } }, 0);
+  const p = parse(argv, { db: { type: "string" }, "table-prefix": { type: "string" } }, 0);
   if (wantsHelp(p, "migrate", io)) return 0;
-  const site = await createSite({ db: required(p, "db"), webhooks: false });
+  const site = await createSite({ db: required(p, "db"), tablePrefix: tablePrefix(p), webhooks: false });
   await site.close();
   io.out("schema up to date");
   return 0;
@@ -305,11 +319,11 @@ async function migrate(argv: string[], io: CliIO): Promise<number> {
 async function fixture(argv: string[], io: CliIO): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "load") {
-    const p = parse(rest, { db: { type: "string" }, force: { type: "boolean" } }, 1);
+    const p = parse(rest, { db: { type: "string" }, "table-prefix": { type: "string" }, force: { type: "boolean" } }, 1);
     if (wantsHelp(p, "fixture", io)) return 0;
     const name = p.positionals[0];
     if (!name) throw new UsageError("fixture load needs a fixture name or path");
-    const site = await createSite({ db: required(p, "db"), webhooks: false });
+    const site = await createSite({ db: required(p, "db"), tablePrefix: tablePrefix(p), webhooks: false });
     try {
       const counts = await loadFixture(site.engine, resolveFixture(name), { progress: progressTo(io), force: p.values.force === true });
       io.out(`loaded ${name}: ${JSON.stringify(counts)}`);
@@ -319,7 +333,7 @@ async function fixture(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   if (sub === "generate") {
-    const p = parse(rest, { events: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, db: { type: "string" } }, 0);
+    const p = parse(rest, { events: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, db: { type: "string" }, "table-prefix": { type: "string" } }, 0);
     if (wantsHelp(p, "fixture", io)) return 0;
     const events = integer(p, "events", { min: 1, max: 10_000_000 });
     if (events === undefined) throw new UsageError("--events is required");
@@ -333,7 +347,7 @@ async function fixture(argv: string[], io: CliIO): Promise<number> {
       io.out(`wrote ${events} events to ${out}`);
       return 0;
     }
-    const site = await createSite({ db: db as string, webhooks: false });
+    const site = await createSite({ db: db as string, tablePrefix: tablePrefix(p), webhooks: false });
     try {
       const counts = await loadFixture(site.engine, data, { progress: progressTo(io) });
       io.out(`loaded ${JSON.stringify(counts)}`);
@@ -356,14 +370,14 @@ async function user(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   if (sub !== "add") throw new UsageError(sub ? `unknown user command: ${sub}` : "user needs add");
-  const p = parse(rest, { role: { type: "string" }, email: { type: "string" }, "app-password": { type: "string" }, db: { type: "string" } }, 1);
+  const p = parse(rest, { role: { type: "string" }, email: { type: "string" }, "app-password": { type: "string" }, db: { type: "string" }, "table-prefix": { type: "string" } }, 1);
   if (wantsHelp(p, "user", io)) return 0;
   const login = p.positionals[0];
   if (!login) throw new UsageError("user add needs a login");
   const role = parseRole(required(p, "role"));
   const chosen = str(p, "app-password");
   if (chosen !== undefined) warnShortAppPassword(io, login, chosen);
-  const site = await createSite({ db: required(p, "db"), webhooks: false });
+  const site = await createSite({ db: required(p, "db"), tablePrefix: tablePrefix(p), webhooks: false });
   try {
     const record = await site.engine.users.ensure({ login, role, email: str(p, "email") });
     const { secret } = await site.engine.users.addAppPassword(record.id, "cli", str(p, "app-password"));
@@ -387,12 +401,12 @@ async function option(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   if (sub !== "get" && sub !== "set") throw new UsageError(sub ? `unknown option command: ${sub}` : "option needs get or set");
-  const p = parse(rest, { db: { type: "string" } }, sub === "get" ? 1 : 2);
+  const p = parse(rest, { db: { type: "string" }, "table-prefix": { type: "string" } }, sub === "get" ? 1 : 2);
   if (wantsHelp(p, "option", io)) return 0;
   const [name, value] = p.positionals;
   if (!name) throw new UsageError(`option ${sub} needs a name`);
   if (sub === "set" && value === undefined) throw new UsageError("option set needs a value");
-  const site = await createSite({ db: required(p, "db"), webhooks: false });
+  const site = await createSite({ db: required(p, "db"), tablePrefix: tablePrefix(p), webhooks: false });
   try {
     if (sub === "set") {
       try {

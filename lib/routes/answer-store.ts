@@ -72,11 +72,11 @@ export interface AnswerStoreOptions {
   readonly identity: string;
   readonly logger?: { error(message: string, error?: unknown): void };
   /**
-   * The site's SQLite file, when the site is on SQLite: the store attaches
-   * it and proves an answer in the statement that reads it (no revision
+   * The site's SQLite file, when the site is on SQLite, and its cache-tags
+   * table (lib/db/cache-tags.ts): the store attaches it and proves an answer in the statement that reads it (no revision
    * token, nothing to update afterwards).
    */
-  readonly attach?: string;
+  readonly attach?: { file: string; cacheTags: string };
 }
 
 /** What a build gives the store: the answer and the tags it showed. */
@@ -187,9 +187,13 @@ const STORE_FORMAT = 5;
  * site database, in one statement: what the tags are now is read in the
  * same snapshot as the answer, so nothing can commit in between.
  */
-const SELECT_VALID = `SELECT status, no_cache, packing, answer FROM stored_answers a WHERE a.id = ? AND a.key = ?
+function selectValid(cacheTags: string): string {
+  // better-sqlite3 cannot bind a name: `cacheTags` is the site's cache-tags table (lib/db/tables.ts admits only letters, digits and `_`).
+  if (!/^[a-z0-9_]+$/.test(cacheTags)) throw new Error(`not a table name: ${cacheTags}`);
+  return `SELECT status, no_cache, packing, answer FROM stored_answers a WHERE a.id = ? AND a.key = ?
   AND NOT EXISTS (SELECT 1 FROM json_each(a.tags) j
-    WHERE coalesce((SELECT t.version FROM site.cache_tags t WHERE t.tag = json_extract(j.value, '$[0]')), 0) <> json_extract(j.value, '$[1]'))`;
+    WHERE coalesce((SELECT t.version FROM site."${cacheTags}" t WHERE t.tag = json_extract(j.value, '$[0]')), 0) <> json_extract(j.value, '$[1]'))`;
+}
 
 /**
  * How long a store write may wait for another process's write to end. The
@@ -259,10 +263,10 @@ export class AnswerStore {
         })();
       }
       db.exec(ANSWERS_TABLE);
-      if (options.attach !== undefined) db.prepare("ATTACH DATABASE ? AS site").run(options.attach);
+      if (options.attach !== undefined) db.prepare("ATTACH DATABASE ? AS site").run(options.attach.file);
       return new AnswerStore(
         db,
-        db.prepare(options.attach !== undefined ? SELECT_VALID : "SELECT token, tags, status, no_cache, packing, answer FROM stored_answers WHERE id = ? AND key = ?"),
+        db.prepare(options.attach !== undefined ? selectValid(options.attach.cacheTags) : "SELECT token, tags, status, no_cache, packing, answer FROM stored_answers WHERE id = ? AND key = ?"),
         db.prepare("INSERT OR REPLACE INTO stored_answers(id, key, token, tags, status, no_cache, packing, answer, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
         db.prepare("UPDATE stored_answers SET token = ? WHERE id = ? AND key = ?"),
         options,

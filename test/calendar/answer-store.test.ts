@@ -116,11 +116,11 @@ forEachDatabase("calendar: stored answers", (db) => {
       expect((await read(t, url)).how).to.equal("stored");
       const other = await createEngine(t.target);
       try {
-        await other.engine.knex("posts").where({ id: event.id }).update({ title: "Mill Morning" });
+        await other.engine.knex(other.engine.tables.posts).where({ id: event.id }).update({ title: "Mill Morning" });
         expect((await read(t, url)).body.title).to.equal("Mill Morning");
-        await other.engine.knex("fields_venue").where({ post_id: venue.body.id }).update({ city: "Kampen" });
+        await other.engine.knex(other.engine.tables.fields("venue")).where({ post_id: venue.body.id }).update({ city: "Kampen" });
         expect((await read(t, url)).body.venue.city).to.equal("Kampen");
-        await other.engine.knex("posts").where({ id: venue.body.id }).update({ status: "draft" });
+        await other.engine.knex(other.engine.tables.posts).where({ id: venue.body.id }).update({ status: "draft" });
         expect((await read(t, url)).body.venue).to.satisfy((v: unknown) => v === undefined || (Array.isArray(v) && v.length === 0) || v === null);
       } finally {
         await other.close();

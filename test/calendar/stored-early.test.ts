@@ -19,6 +19,7 @@ import { RestServer } from "../../lib/routes/server";
 import { forEachDatabase } from "../support/databases";
 import { startTestSite, type StartOptions, type TestSite } from "../support/site";
 import { makeEvent, useSite } from "./events-support";
+import { tableNames } from "../../lib/db/tables";
 
 function removeStore(file: string): void {
   for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
@@ -282,7 +283,7 @@ forEachDatabase("calendar: stored answers with a host authenticator", (db) => {
         const row = reader
           .prepare(
             `SELECT count(*) AS n FROM stored_answers a WHERE NOT EXISTS (SELECT 1 FROM json_each(a.tags) j
-              WHERE coalesce((SELECT t.version FROM site.cache_tags t WHERE t.tag = json_extract(j.value, '$[0]')), 0) <> json_extract(j.value, '$[1]'))`,
+              WHERE coalesce((SELECT t.version FROM site.${tableNames().cacheTags} t WHERE t.tag = json_extract(j.value, '$[0]')), 0) <> json_extract(j.value, '$[1]'))`,
           )
           .get() as { n: number };
         return row.n;

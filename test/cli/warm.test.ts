@@ -73,7 +73,7 @@ describe("calpress serve --answer-store --warm", function () {
         paged.push(...page);
       }
       const expected = (await engine
-        .knex("posts")
+        .knex(engine.tables.posts)
         .whereIn("type", ["event", "venue", "organizer"])
         .where({ status: "publish", password: "" })
         .select("id", "slug")) as Array<{ id: number; slug: string }>;
@@ -81,7 +81,7 @@ describe("calpress serve --answer-store --warm", function () {
       expect(new Set(paged).size).to.equal(paged.length);
       expect(await source.total()).to.equal(paged.length);
       // Drafts, private and password-protected posts are never requested.
-      const hidden = (await engine.knex("posts").where("type", "event").whereNot({ status: "publish" }).first("id")) as { id: number } | undefined;
+      const hidden = (await engine.knex(engine.tables.posts).where("type", "event").whereNot({ status: "publish" }).first("id")) as { id: number } | undefined;
       expect(hidden).to.not.equal(undefined);
       expect(paged).to.not.include(`calendar/events/v1/events/${hidden!.id}`);
     } finally {

@@ -432,7 +432,7 @@ async function resolveRelations(
   const inline = (["venue", "organizer"] as const).flatMap((kind) =>
     (prepared.links[kind] ?? []).flatMap((ref) => ("data" in ref ? [{ kind, data: ref.data }] : [])),
   );
-  await lockNames(tx.knex, tx.dialect, [...termLockParts(prepared.terms, language), ...linkedPostLockParts(inline, language)]);
+  await lockNames(tx, [...termLockParts(prepared.terms, language), ...linkedPostLockParts(inline, language)]);
   const out: Pick<PostInput, "terms" | "links"> = {};
   for (const [taxonomy, items] of Object.entries(prepared.terms)) {
     if (items === undefined) continue;

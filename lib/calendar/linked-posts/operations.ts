@@ -206,7 +206,7 @@ export async function findDuplicate(
   const head = chars.slice(0, DUPLICATE_PREFIX_CHARS).map((c) => (c.charCodeAt(0) > 127 ? "_" : /[!%_]/.test(c) ? `!${c}` : c));
   const pattern = head.join("") + (chars.length > DUPLICATE_PREFIX_CHARS ? "%" : "");
   const rows: Array<{ id: number | string; title: string; content: string }> = await engine
-    .knex("posts")
+    .knex(engine.tables.posts)
     .where({ type: k.postType, language: ctx.language })
     .whereNot("status", "trash")
     .whereRaw("LOWER(title) LIKE ? ESCAPE '!'", [pattern])
@@ -247,7 +247,7 @@ export async function lockLinkedPostNames(
   language: string,
 ): Promise<void> {
   const parts = linkedPostLockParts(items, language);
-  if (parts.length > 0) await lockNames(tx.knex, tx.dialect, parts);
+  if (parts.length > 0) await lockNames(tx, parts);
 }
 
 /** The lock keys of `lockLinkedPostNames`, for a caller that takes them together with others (one sorted `lockNames`). */
