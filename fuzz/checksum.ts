@@ -17,7 +17,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Knex } from "knex";
-import { dialectOf } from "../db/target";
+import { dialectOf } from "../lib/db/target";
 
 /** `table.column` pairs whose changes are expected on any request. */
 export const VOLATILE_COLUMNS: ReadonlySet<string> = new Set(["app_passwords.last_used", "app_passwords.last_ip"]);
