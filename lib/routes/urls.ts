@@ -60,7 +60,19 @@ export function makeRestUrls(root: string, home: string): RestUrls {
 
 /** `<protocol>://<host[:port]>` as the client addressed us (honours the host app's `trust proxy`). */
 export function requestOrigin(req: ExpressRequest): string {
-  return `${req.protocol}://${req.host}`;
+  return `${req.protocol}://${requestHost(req)}`;
+}
+
+/**
+ * The Host (or trusted X-Forwarded-Host) header with its port, as Express 5's
+ * `req.host` reads it. Not `req.host` itself: on Express 4 that drops the
+ * port and prints a deprecation warning.
+ */
+function requestHost(req: ExpressRequest): string {
+  const trust = req.app.get("trust proxy fn") as ((addr: string | undefined, i: number) => boolean) | undefined;
+  const forwarded = req.get("x-forwarded-host");
+  const host = forwarded && trust?.(req.socket.remoteAddress, 0) ? (forwarded.split(",")[0] ?? "").trim() : req.get("host");
+  return host ?? "";
 }
 
 /**

@@ -9,7 +9,7 @@ import { expect } from "chai";
  * Each case runs in a child process where the driver cannot be resolved.
  */
 const ROOT = path.resolve(__dirname, "../..");
-const HOOK = path.join(__dirname, "hide-modules.cjs");
+const HOOK = path.join(__dirname, "resolve-hooks.cjs");
 
 interface Result {
   code: number | null;
