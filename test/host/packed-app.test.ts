@@ -1,6 +1,7 @@
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -33,8 +34,6 @@ const AFTER_MERGE = {
   tablePrefix: false,
   /** wt-auth: `authenticate` answers `{ user, ambient: true }` for cookie logins; writes then need `site.createNonce(user)`. */
   ambientAuth: false,
-  /** wt-siteurl: the pages mounted under a path call the REST root under that path. */
-  pagesUnderPath: false,
 };
 /** Until wt-prefix is merged calpress has a `users` table of its own: the host's gets another name. */
 const HOST_USERS = AFTER_MERGE.tablePrefix ? "users" : "host_users";
@@ -171,19 +170,23 @@ const TSCONFIG = {
   files: ["app.ts"],
 };
 
-interface App {
-  child: ChildProcessWithoutNullStreams;
-  origin: string;
-  stderr: () => string;
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.once("error", reject);
+  });
 }
 
-async function startApp(dir: string, databaseUrl: string): Promise<App> {
-  const child = spawn(process.execPath, ["out/app.js"], { cwd: dir, env: cleanEnv({ DATABASE_URL: databaseUrl, PORT: "0" }) });
-  let stderr = "";
+/** The first line a child prints on stdout (its ready line), or its stderr when it exits first. */
+function firstLine(child: ChildProcessWithoutNullStreams): Promise<string> {
   let stdout = "";
+  let stderr = "";
   child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-  const line = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`app not ready; stderr: ${stderr}`)), 30_000);
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line; stderr: ${stderr}`)), 30_000);
     child.stdout.on("data", (c: Buffer) => {
       stdout += c.toString();
       if (stdout.includes("\n")) {
@@ -193,9 +196,22 @@ async function startApp(dir: string, databaseUrl: string): Promise<App> {
     });
     child.once("exit", (code) => {
       clearTimeout(timer);
-      reject(new Error(`app exited (${code}); stderr: ${stderr}`));
+      reject(new Error(`exited (${code}) before its ready line; stderr: ${stderr}`));
     });
   });
+}
+
+interface App {
+  child: ChildProcessWithoutNullStreams;
+  origin: string;
+  stderr: () => string;
+}
+
+async function startApp(dir: string, databaseUrl: string): Promise<App> {
+  const child = spawn(process.execPath, ["out/app.js"], { cwd: dir, env: cleanEnv({ DATABASE_URL: databaseUrl, PORT: "0" }) });
+  let stderr = "";
+  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+  const line = await firstLine(child);
   const m = /^listening on (http:\/\/[^/]+)\/calendar\/$/.exec(line);
   if (!m) throw new Error(`unexpected ready line: ${line}`);
   return { child, origin: m[1] ?? "", stderr: () => stderr };
@@ -296,6 +312,25 @@ describe("host: a scratch app built from the README with the packed tarball", fu
       expect((await run(process.execPath, ["-e", pkgJson], { cwd: dir, env: cleanEnv() })).stdout.trim()).to.equal("calpress");
     });
 
+    it("the README's first example runs as it is written", async () => {
+      const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+      const section = readme.slice(readme.indexOf("## Use it in your app"));
+      const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+      if (code === undefined) throw new Error("no ```ts block under \"## Use it in your app\"");
+      fs.writeFileSync(path.join(dir, "readme-app.mjs"), code);
+      const port = await freePort();
+      const child = spawn(process.execPath, ["readme-app.mjs"], { cwd: dir, env: cleanEnv({ PORT: String(port) }) });
+      try {
+        const line = await firstLine(child);
+        const url = /listening on (http:\/\/\S+)/.exec(line)?.[1] ?? "";
+        expect(url.startsWith(`http://127.0.0.1:${port}/`), line).to.equal(true);
+        const res = await fetch(url);
+        expect(res.status).to.equal(200);
+      } finally {
+        child.kill("SIGTERM");
+      }
+    });
+
     it("a PostgreSQL or MariaDB target names the missing driver in one line", async () => {
       const script = (target: string): string =>
         `require("calpress").createSite({ db: ${JSON.stringify(target)} }).then(() => console.log("opened"), (e) => console.log(e.message));`;
@@ -384,9 +419,9 @@ describe("host: a scratch app built from the README with the packed tarball", fu
             expect(docs.status).to.equal(200);
           });
 
-          (AFTER_MERGE.pagesUnderPath ? it : it.skip)("the calendar page calls the REST root under /calendar (enable after merge of wt-siteurl)", async () => {
-            const html = await (await fetch(`${app!.origin}/calendar/`)).text();
-            expect(html).to.include("/calendar/wp-json/");
+          it("the pages call the REST root under /calendar", async () => {
+            expect(await (await fetch(`${app!.origin}/calendar/`)).text()).to.include("/calendar/wp-json/");
+            expect(await (await fetch(`${app!.origin}/calendar/docs/`)).text()).to.include("/calendar/wp-json/calendar/events/v1/doc");
           });
 
           it("the host's login answers with its own session cookie", async () => {
