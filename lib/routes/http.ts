@@ -407,10 +407,11 @@ async function handleHttp(server: RestServer, req: Request, res: Response, readB
 export function createRestRouter(server: RestServer): Router {
   const router = express.Router();
   const readBody = bodyReader(server.settings.maxBodyBytes);
-  router.use((req: Request, res: Response) => {
+  router.use((req: Request, res: Response, next: NextFunction) => {
     const urls = restUrls(req, { restPrefix: server.settings.restPrefix });
     const stored = sendStoredAnswer(server, req, res, urls.root);
-    if (stored !== "sent") return handleHttp(server, req, res, readBody, req.path, urls, stored === "missed");
+    // Express 4 does not catch a handler's rejected promise (5 does): hand it to the host's error handling in both.
+    if (stored !== "sent") handleHttp(server, req, res, readBody, req.path, urls, stored === "missed").catch(next);
   });
   return router;
 }
@@ -432,6 +433,6 @@ export function createRestRouteMiddleware(server: RestServer): RequestHandler {
     }
     const urls = restRouteUrls(req, { restPrefix: server.settings.restPrefix });
     const stored = sendStoredAnswer(server, req, res, urls.root);
-    if (stored !== "sent") void handleHttp(server, req, res, readBody, route === "" ? "/" : route, urls, stored === "missed");
+    if (stored !== "sent") handleHttp(server, req, res, readBody, route === "" ? "/" : route, urls, stored === "missed").catch(next);
   };
 }

@@ -7,6 +7,7 @@
  */
 import type { AddressInfo } from "node:net";
 import express from "express";
+import { RestResponse } from "../../lib/routes";
 import { createSite } from "../../lib/site";
 
 export const ADMIN = { login: "admin", password: "host-test-app-password" };
@@ -15,6 +16,10 @@ async function main(): Promise<void> {
   const site = await createSite({ db: ":memory:" });
   const admin = await site.engine.users.ensure({ login: ADMIN.login, role: "administrator" });
   await site.engine.users.addAppPassword(admin.id, "test", ADMIN.password);
+
+  // A host route whose answer cannot be written (a header value Node refuses): the failure must reach Express's error handling, not crash the host.
+  site.rest.registerNamespace("host/v1");
+  site.rest.registerRoute("host/v1", "/unwritable", [{ methods: "GET", permission: "public", handler: () => new RestResponse({}, 200, { "X-Note": "two\nlines" }) }]);
 
   const app = express();
   app.get("/", (_req, res) => {

@@ -146,5 +146,12 @@ for (const { major, pkg } of [
     it("prints no deprecation warning or error", () => {
       expect(host.stderr()).to.equal("");
     });
+
+    it("a route that fails outside its handler reaches the host's error handling (a 500), and the host lives on", async () => {
+      const res = await fetch(`${host.origin}/calendar/wp-json/host/v1/unwritable`);
+      expect(res.status).to.equal(500);
+      const after = await fetch(`${ns}/events/${created.id}`);
+      expect(after.status).to.equal(200);
+    });
   });
 }
