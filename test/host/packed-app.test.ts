@@ -331,6 +331,25 @@ describe("host: a scratch app built from the README with the packed tarball", fu
       }
     });
 
+    it("the calpress command serves a fixture, the pages and their assets from the installed package", async () => {
+      const bin = path.join(dir, "node_modules/.bin/calpress");
+      const child = spawn(bin, ["serve", "--port", "0", "--db", ":memory:", "--fixture", "minimal"], { cwd: dir, env: cleanEnv() });
+      try {
+        const line = await firstLine(child);
+        const root = /^calpress listening on (http:\/\/\S+\/wp-json\/)$/.exec(line)?.[1];
+        expect(root, line).to.be.a("string");
+        const events = await fetch(`${root}calendar/events/v1/events`);
+        expect(events.status).to.equal(200);
+        const origin = new URL(root ?? "").origin;
+        const page = await (await fetch(`${origin}/`)).text();
+        const asset = /(?:src|href)="([^"]+\.(?:js|css))"/.exec(page)?.[1];
+        expect(asset, "an asset of the calendar page").to.be.a("string");
+        expect((await fetch(new URL(asset ?? "", `${origin}/`))).status).to.equal(200);
+      } finally {
+        child.kill("SIGTERM");
+      }
+    });
+
     it("a PostgreSQL or MariaDB target names the missing driver in one line", async () => {
       const script = (target: string): string =>
         `require("calpress").createSite({ db: ${JSON.stringify(target)} }).then(() => console.log("opened"), (e) => console.log(e.message));`;
