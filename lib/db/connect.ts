@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import knexFactory, { Knex } from "knex";
+import { requireDriver } from "./drivers";
 import { isReadStatement } from "./revision";
 import { configFromTarget, DbOption, dialectOf } from "./target";
 
@@ -20,6 +21,7 @@ export async function openDb(db: DbOption): Promise<OpenDb> {
     return { knex: db, owned: false };
   }
   const config = typeof db === "string" ? configFromTarget(db) : db;
+  requireDriver(config);
   const conn = config.connection as { filename?: string } | undefined;
   if (typeof conn === "object" && conn && typeof conn.filename === "string" && conn.filename !== ":memory:") {
     fs.mkdirSync(path.dirname(conn.filename), { recursive: true });

@@ -423,12 +423,13 @@ function answerUrls(server: RestServer, req: Request, res: Response, via: "route
 export function createRestRouter(server: RestServer): Router {
   const router = express.Router();
   const readBody = bodyReader(server.settings.maxBodyBytes);
-  router.use((req: Request, res: Response) => {
+  router.use((req: Request, res: Response, next: NextFunction) => {
     const urls = answerUrls(server, req, res, "router");
     if (urls === undefined) return;
     const query = requestQuery(req);
     const stored = sendStoredAnswer(server, req, res, urls.root, req.path, query);
-    if (!stored.sent) return handleHttp(server, req, res, readBody, req.path, urls, query, stored.key);
+    // Express 4 does not catch a handler's rejected promise (5 does): hand it to the host's error handling in both.
+    if (!stored.sent) handleHttp(server, req, res, readBody, req.path, urls, query, stored.key).catch(next);
   });
   return router;
 }
@@ -453,6 +454,6 @@ export function createRestRouteMiddleware(server: RestServer): RequestHandler {
     const query = requestQuery(req);
     const rawPath = route === "" ? "/" : route;
     const stored = sendStoredAnswer(server, req, res, urls.root, rawPath, query);
-    if (!stored.sent) void handleHttp(server, req, res, readBody, rawPath, urls, query, stored.key);
+    if (!stored.sent) handleHttp(server, req, res, readBody, rawPath, urls, query, stored.key).catch(next);
   };
 }

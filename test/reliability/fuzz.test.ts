@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { registerBookPlugin } from "../../examples/book-plugin";
-import { runFuzz, summaryLine, type FuzzReport, type Problem } from "../../lib/fuzz/run";
+import { runFuzz, summaryLine, type FuzzReport, type Problem } from "../../fuzz/run";
 import { startTestSite, type TestSite } from "../support/site";
 
 /**

@@ -6,7 +6,7 @@
  * and user e-mails never appear in any response, whoever asks.
  */
 import { expect } from "chai";
-import { collectSecrets, findSecrets } from "../../lib/fuzz/secrets";
+import { collectSecrets, findSecrets } from "../../fuzz/secrets";
 import { startTestSite, type ApiResponse, type Credentials, type RequestOptions, type TestSite } from "../support/site";
 import { EVENT_PASSWORD, leakFixture, MARKER, VENUE_PASSWORD } from "./leak-fixture";
 

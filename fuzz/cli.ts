@@ -1,5 +1,5 @@
 /**
- * `npx tsx lib/fuzz/cli.ts --requests 10000 --seed 1 [--db <target>] [--fixture minimal] [--quiet]`
+ * `npx tsx fuzz/cli.ts --requests 10000 --seed 1 [--db <target>] [--fixture minimal] [--quiet]`
  *
  * Problems are printed to stderr as they are found (with the request that
  * caused them, so a seed and an index reproduce one); stdout gets the one
@@ -8,7 +8,7 @@
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
-import type { Site } from "../site";
+import type { Site } from "../lib/site";
 import { runFuzz, summaryLine } from "./run";
 import type { SiteSetup } from "./site";
 

@@ -17,8 +17,8 @@
  */
 import { createHash } from "node:crypto";
 import type { Knex } from "knex";
-import type { Tables } from "../db/tables";
-import { dialectOf } from "../db/target";
+import type { Tables } from "../lib/db/tables";
+import { dialectOf } from "../lib/db/target";
 
 /** `table.column` pairs whose changes are expected on any request. */
 function volatileColumns(tables: Tables): ReadonlySet<string> {

@@ -8,10 +8,10 @@ import fs from "node:fs";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import express from "express";
-import { createSite, type Site } from "../site";
-import { loadFixture, resolveFixture } from "../fixtures";
-import type { Fixture } from "../fixtures";
-import type { RestLogger } from "../routes";
+import { createSite, type Site } from "../lib/site";
+import { loadFixture, resolveFixture } from "../lib/fixtures";
+import type { Fixture } from "../lib/fixtures";
+import type { RestLogger } from "../lib/routes";
 import type { KnownUser } from "./secrets";
 
 export interface LoggedError {

@@ -4,7 +4,7 @@
  * login password hashes and user e-mail addresses.
  */
 import type { Knex } from "knex";
-import type { Tables } from "../db/tables";
+import type { Tables } from "../lib/db/tables";
 
 export interface KnownUser {
   login: string;

@@ -5,7 +5,7 @@
  * reaches the update and delete handlers.
  */
 import type { Knex } from "knex";
-import type { Tables } from "../db/tables";
+import type { Tables } from "../lib/db/tables";
 import { DeepValue, ListString, Ref, type FuzzValue, type PoolName } from "./values";
 
 export type Pools = Record<PoolName, Array<number | string>>;

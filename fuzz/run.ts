@@ -18,7 +18,7 @@ import path from "node:path";
 import fs from "node:fs";
 import fc from "fast-check";
 import type { Knex } from "knex";
-import type { Tables } from "../db/tables";
+import type { Tables } from "../lib/db/tables";
 import { catalogueFromIndex, type FuzzRoute } from "./catalogue";
 import { changedTables, databaseChecksum, type Checksum } from "./checksum";
 import { materialize, requestPlan, type Credentials, type WireRequest } from "./plan";

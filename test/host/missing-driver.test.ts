@@ -1,0 +1,68 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { expect } from "chai";
+
+/**
+ * pg and mysql2 are optional peer dependencies: a host installs the one for
+ * its database. Without it, opening that database fails with one line that
+ * names the package (not knex's logged stack and several-line message).
+ * Each case runs in a child process where the driver cannot be resolved.
+ */
+const ROOT = path.resolve(__dirname, "../..");
+const HOOK = path.join(__dirname, "resolve-hooks.cjs");
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], hide: string): Promise<Result> {
+  const child = spawn(process.execPath, ["--require", require.resolve("tsx/cjs"), "--require", HOOK, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, CALPRESS_HIDE_MODULES: hide },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+/** A host script: createSite on `target`, printing the error's name and message as JSON. */
+function hostScript(target: string): string[] {
+  const site = path.join(ROOT, "lib/site.ts");
+  return [
+    "-e",
+    `require(${JSON.stringify(site)}).createSite({ db: ${JSON.stringify(target)} })` +
+      `.then((site) => { console.log("opened"); return site.close(); }, (e) => console.log(JSON.stringify({ name: e.name, message: e.message })));`,
+  ];
+}
+
+describe("host: a missing database driver", function () {
+  this.timeout(60_000);
+
+  const cases = [
+    { target: "postgres://calpress@127.0.0.1:1/none", pkg: "pg", line: 'PostgreSQL needs the "pg" package: npm install pg' },
+    { target: "mysql://calpress@127.0.0.1:1/none", pkg: "mysql2", line: 'MariaDB/MySQL needs the "mysql2" package: npm install mysql2' },
+  ];
+
+  for (const c of cases) {
+    it(`createSite on ${c.target.split(":")[0]} without ${c.pkg}: one line naming the package, nothing logged`, async () => {
+      const r = await run(hostScript(c.target), c.pkg);
+      expect(r.stderr).to.equal("");
+      expect(JSON.parse(r.stdout.trim())).to.deep.equal({ name: "MissingDriverError", message: c.line });
+    });
+
+    it(`calpress migrate --db ${c.target.split(":")[0]}… without ${c.pkg}: that line on stderr, exit 1`, async () => {
+      const r = await run([path.join(ROOT, "lib/cli.ts"), "migrate", "--db", c.target], c.pkg);
+      expect(r.stderr).to.equal(`calpress: ${c.line}\n`);
+      expect(r.code).to.equal(1);
+    });
+  }
+
+  it("a SQLite site needs neither driver", async () => {
+    const r = await run(hostScript(":memory:"), "pg,mysql2");
+    expect(r.stdout.trim()).to.equal("opened");
+  });
+});
