@@ -29,14 +29,8 @@ import { testTargets, type TestDatabase, type TestTarget } from "../support/data
  * its tests and the code of the scratch app that uses the new API; flip it
  * when that branch is merged.
  */
-const AFTER_MERGE = {
-  /** wt-prefix: calpress's tables are prefixed `cp_`, so the host's own `users` table can exist beside them. */
-  tablePrefix: false,
-  /** wt-auth: `authenticate` answers `{ user, ambient: true }` for cookie logins; writes then need `site.createNonce(user)`. */
-  ambientAuth: false,
-};
-/** Until wt-prefix is merged calpress has a `users` table of its own: the host's gets another name. */
-const HOST_USERS = AFTER_MERGE.tablePrefix ? "users" : "host_users";
+/** The host's own table, with the name calpress's unprefixed schema once had. */
+const HOST_USERS = "users";
 
 const ROOT = path.resolve(__dirname, "../..");
 const run = promisify(execFile);
@@ -83,8 +77,8 @@ function hashPassword(password: string, salt = crypto.randomBytes(16).toString("
 
 /** The scratch host: an ordinary Express app with its own users, login and session cookie, then calpress as the README mounts it. */
 function appSource(): string {
-  const answer = AFTER_MERGE.ambientAuth ? "{ user: { login: email }, ambient: true }" : "{ login: email }";
-  const nonce = AFTER_MERGE.ambientAuth ? "await site.createNonce({ login: user.email })" : "null";
+  const answer = "{ user: { login: email }, ambient: true }";
+  const nonce = "await site.createNonce({ login: user.email })";
   return `import crypto from "node:crypto";
 import express, { type Request } from "express";
 import knex from "knex";
@@ -451,7 +445,7 @@ describe("host: a scratch app built from the README with the packed tarball", fu
             expect(ok.headers.get("set-cookie") ?? "").to.match(/^host_sid=/);
           });
 
-          (AFTER_MERGE.ambientAuth ? it : it.skip)("refuses a cross-site cookie write without a nonce, accepts it with one (enable after merge of wt-auth)", async () => {
+          it("refuses a cross-site cookie write without a nonce, accepts it with one", async () => {
             const login = await fetch(`${app!.origin}/login`, { method: "POST", body: new URLSearchParams({ email: "bob@example.com", password: "bob-secret" }) });
             const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
             const { nonce } = (await login.json()) as { nonce: string };
@@ -469,7 +463,7 @@ describe("host: a scratch app built from the README with the packed tarball", fu
             expect(await snapshotHostUsers(k)).to.deep.equal(before_);
           });
 
-          (AFTER_MERGE.tablePrefix ? it : it.skip)("every table calpress made is prefixed cp_ (enable after merge of wt-prefix)", async () => {
+          it("every table calpress made is prefixed cp_", async () => {
             const names = (await tableNames(k, target.name)).filter((n) => n !== HOST_USERS);
             expect(names.length).to.be.greaterThan(0);
             expect(names.filter((n) => !n.startsWith("cp_"))).to.deep.equal([]);
