@@ -42,6 +42,8 @@ interface Shared {
   searchIndex: boolean | null;
   /** Where committed changes go (lib/hooks). */
   hooks: HookBus;
+  /** A migration found no core table and created them all. */
+  createdSchema: boolean;
 }
 
 /** Attempts of an internal write transaction that hit a deadlock / busy database. */
@@ -83,6 +85,7 @@ export class Engine implements EngineApi {
           readCache: new ReadCache(new DataRevision(knex)),
           searchIndex: null,
           hooks: new HookBus(),
+          createdSchema: false,
         };
     this.knex = knex;
     this.dialect = this.shared.dialect;
@@ -130,8 +133,13 @@ export class Engine implements EngineApi {
     return this.registry.taxonomies.get(name)?.config;
   }
 
+  /** Whether a migration of this engine created the core schema, i.e. found a new database (the CLI's `migrate` says so). */
+  get createdSchema(): boolean {
+    return this.shared.createdSchema;
+  }
+
   async migrate(): Promise<void> {
-    await migrateCore(this.knex);
+    if (await migrateCore(this.knex)) this.shared.createdSchema = true;
     await migrateCacheTags(this.knex);
     for (const type of this.registry.postTypes.values()) {
       await migrateFieldTable(this.knex, type);

@@ -190,12 +190,15 @@ const laterIndexes: Array<{ table: string; name: string; columns: string[] }> = 
   { table: "posts", name: "posts_type_status_language", columns: ["type", "status", "language"] },
 ];
 
-export async function migrateCore(knex: Knex): Promise<void> {
+/** Creates what is missing of the core schema; true when it created all of it (a new database). */
+export async function migrateCore(knex: Knex): Promise<boolean> {
+  let created = 0;
   for (const step of steps) {
-    await createTableIfMissing(knex, step.table, (t) => step.create(t, knex));
+    if (await createTableIfMissing(knex, step.table, (t) => step.create(t, knex))) created += 1;
   }
   for (const index of laterIndexes) await createIndexIfMissing(knex, index.table, index.name, index.columns);
   await migrateSearchIndex(knex);
+  return created === steps.length;
 }
 
 export async function indexExists(knex: Knex, table: string, index: string): Promise<boolean> {
