@@ -8,7 +8,7 @@
  *   package as `from "calpress"`. All of them are compiled together, once,
  *   with `tsc --strict`; then each runs with tsx in a fresh temporary working
  *   directory of its own (files it creates, such as SQLite databases, go
- *   there), with `PORT=0` in its environment.
+ *   there), with `PORT` set to a free port in its environment.
  *   - A block that serves HTTP listens on `Number(process.env.PORT ?? 3000)`
  *     and prints a line containing `listening on http://<host>:<port>…`. The
  *     checks declared above it are then sent to that origin, and it gets
@@ -32,6 +32,7 @@
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import net, { type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -92,12 +93,24 @@ interface Finished {
   signal: NodeJS.Signals | null;
 }
 
+/**
+ * A port nobody listens on now. Not 0: a block may print the port it was
+ * given rather than the one it got, and the checks need the real one.
+ */
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
 /** Runs one block; serves its checks if it prints a listening line. Resolves to a list of problems (empty: fine). */
 async function runBlock(block: Block, file: string, runtimeTsconfig: string): Promise<string[]> {
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "calpress-readme-run-"));
   const child = spawn(process.execPath, ["--import", TSX_LOADER, file], {
     cwd,
-    env: { ...process.env, PORT: "0", TSX_TSCONFIG_PATH: runtimeTsconfig },
+    env: { ...process.env, PORT: String(await freePort()), TSX_TSCONFIG_PATH: runtimeTsconfig },
   });
   let stdout = "";
   let stderr = "";
