@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import type { Dialect } from "./db/target";
+import type { Tables } from "./db/tables";
 import type { CurrentUser, RoleName } from "./users/types";
 import type { LoadedPost, Post, PostInput, PostPage, PostPatch, PostQuery, PostTypeConfig } from "./posts/types";
 import type { Term, TermInput, TermPage, TermPatch, TermQuery, TaxonomyConfig } from "./taxonomy/types";
@@ -13,6 +14,8 @@ import type { Term, TermInput, TermPage, TermPatch, TermQuery, TaxonomyConfig } 
 export interface EngineApi {
   readonly knex: Knex;
   readonly dialect: Dialect;
+  /** The names of calpress's tables (table prefix, PostgreSQL schema): `engine.knex(engine.tables.posts)`. */
+  readonly tables: Tables;
 
   registerPostType(name: string, config: PostTypeConfig): void;
   postType(name: string): PostTypeConfig | undefined;

@@ -1,10 +1,12 @@
 import type { Knex } from "knex";
 import { openDb, optimizeStorage } from "./db/connect";
-import { migrateCore } from "./db/migrations";
+import { coreTables, migrateCore } from "./db/migrations";
 import { migrateCacheTags, migrateFieldTableTags } from "./db/cache-tags";
+import { checkOwnership } from "./db/ownership";
+import { tableNames, TableNameError, type Tables } from "./db/tables";
 import { DataRevision, ReadCache } from "./db/revision";
 import { checkWriteGuard, currentWriteGuard } from "./db/write-guard";
-import { sqliteSearchIndexReady } from "./db/search-index";
+import { searchTables, sqliteSearchIndexReady } from "./db/search-index";
 import { DbOption, Dialect, dialectOf } from "./db/target";
 import type { EngineApi } from "./engine-api";
 import { isRetryableTransactionError } from "./engine-errors";
@@ -27,12 +29,22 @@ export interface EngineOptions {
   now?: () => Date;
   /** How long a cached option is served before the revision row is re-read; default 1000 ms. */
   optionsRecheckMs?: number;
+  /**
+   * Key material for application-password hashes and nonces kept outside the
+   * database (as WordPress's salts); default a random key stored in the options.
+   */
+  secret?: string;
+  /** Prefix of every table, index, trigger and function calpress creates (lib/db/tables.ts); default `cp_`. */
+  tablePrefix?: string;
+  /** PostgreSQL only: the schema calpress's tables live in (created when missing); default the connection's current schema. */
+  schema?: string;
 }
 
 /** What an engine and its transaction-bound views share. */
 interface Shared {
   root: Knex;
   dialect: Dialect;
+  tables: Tables;
   registry: Registry;
   optionsCache: OptionsCache;
   clock: () => Date;
@@ -42,6 +54,8 @@ interface Shared {
   searchIndex: boolean | null;
   /** Where committed changes go (lib/hooks). */
   hooks: HookBus;
+  /** `EngineOptions.secret`. */
+  secret: string | undefined;
   /** A migration found no core table and created them all. */
   createdSchema: boolean;
 }
@@ -63,6 +77,8 @@ const MAX_WRITE_ATTEMPTS = 8;
 export class Engine implements EngineApi {
   readonly knex: Knex;
   readonly dialect: Dialect;
+  /** The names of calpress's tables in this database (`knex(engine.tables.posts)`). */
+  readonly tables: Tables;
   readonly registry: Registry;
   readonly inTransaction: boolean;
   readonly options: Options;
@@ -74,25 +90,31 @@ export class Engine implements EngineApi {
   private readonly shared: Shared;
 
   constructor(knex: Knex, options: EngineOptions = {}, parent?: Engine) {
+    const dialect = dialectOf(knex);
+    if (!parent && options.schema !== undefined && dialect !== "postgres") throw new TableNameError("schema is for PostgreSQL databases");
+    const tables = parent ? parent.tables : tableNames(options.tablePrefix, options.schema ?? null);
     this.shared = parent
       ? parent.shared
       : {
           root: knex,
-          dialect: dialectOf(knex),
-          registry: new Registry(),
+          dialect,
+          tables,
+          registry: new Registry(tables),
           optionsCache: new OptionsCache(options.optionsRecheckMs ?? 1000),
           clock: options.now ?? (() => new Date()),
           readCache: new ReadCache(new DataRevision(knex)),
           searchIndex: null,
           hooks: new HookBus(),
+          secret: options.secret,
           createdSchema: false,
         };
     this.knex = knex;
     this.dialect = this.shared.dialect;
+    this.tables = this.shared.tables;
     this.registry = this.shared.registry;
     this.inTransaction = isTransaction(knex);
-    this.options = new Options(knex, this.shared.optionsCache);
-    this.users = new Users(this);
+    this.options = new Options(knex, this.tables, this.shared.optionsCache);
+    this.users = new Users(this, this.shared.secret);
     this.posts = new Posts(this);
     this.terms = new Terms(this);
     this.journal = this.inTransaction ? new ChangeJournal() : null;
@@ -139,11 +161,20 @@ export class Engine implements EngineApi {
   }
 
   async migrate(): Promise<void> {
-    if (await migrateCore(this.knex)) this.shared.createdSchema = true;
-    await migrateCacheTags(this.knex);
-    for (const type of this.registry.postTypes.values()) {
-      await migrateFieldTable(this.knex, type);
-      if (type.fieldsTable) await migrateFieldTableTags(this.knex, type.fieldsTable);
+    const tables = this.tables;
+    const types = [...this.registry.postTypes.values()];
+    // Before anything is changed: a table of ours by name that calpress did not create stops the migration.
+    await checkOwnership(this.knex, tables, [
+      ...coreTables(tables),
+      tables.unqualified(tables.cacheTags),
+      ...searchTables(this.knex, tables),
+      ...types.flatMap((type) => (type.fieldsTable ? [tables.unqualified(type.fieldsTable)] : [])),
+    ]);
+    if (await migrateCore(this.knex, tables)) this.shared.createdSchema = true;
+    await migrateCacheTags(this.knex, tables);
+    for (const type of types) {
+      await migrateFieldTable(this.knex, tables, type);
+      if (type.fieldsTable) await migrateFieldTableTags(this.knex, tables, type.name);
     }
     this.shared.searchIndex = null;
     // A new index on an analysed table has no statistics of its own, which
@@ -173,7 +204,7 @@ export class Engine implements EngineApi {
   /** @internal Whether search can narrow its candidates with the SQLite trigram index (db/search-index.ts). */
   async hasSearchIndex(): Promise<boolean> {
     if (this.dialect !== "sqlite") return false;
-    if (this.shared.searchIndex === null) this.shared.searchIndex = await sqliteSearchIndexReady(this.knex);
+    if (this.shared.searchIndex === null) this.shared.searchIndex = await sqliteSearchIndexReady(this.knex, this.tables);
     return this.shared.searchIndex;
   }
 
@@ -216,7 +247,7 @@ export class Engine implements EngineApi {
     // Read here, in the caller's async context (knex may run the callback in another's).
     const guard = currentWriteGuard();
     const result = await this.knex.transaction(async (trx) => {
-      if (guard) await checkWriteGuard(trx, this.dialect, guard);
+      if (guard) await checkWriteGuard(trx, this.dialect, this.tables, guard);
       bound = new Engine(trx, {}, this);
       const out = await work(bound);
       wroteOutbox = await bound.writeOutbox();
@@ -238,7 +269,7 @@ export class Engine implements EngineApi {
     if (!this.journal || this.journal.empty) return false;
     const url = await this.options.get(WEBHOOK_URL_OPTION);
     if (url === undefined || url.trim() === "") return false;
-    await writeOutbox(this.knex, this.journal.changes(), url.trim(), this.now());
+    await writeOutbox(this.knex, this.tables, this.journal.changes(), url.trim(), this.now());
     return true;
   }
 }
@@ -246,7 +277,13 @@ export class Engine implements EngineApi {
 
 export async function createEngine(db: DbOption, options: EngineOptions = {}): Promise<{ engine: Engine; close(): Promise<void> }> {
   const { knex, owned } = await openDb(db);
-  const engine = new Engine(knex, options);
+  let engine: Engine;
+  try {
+    engine = new Engine(knex, options);
+  } catch (err) {
+    if (owned) await knex.destroy();
+    throw err;
+  }
   return {
     engine,
     async close() {

@@ -1,5 +1,8 @@
 export { createSite } from "./site";
-export type { Site, SiteOptions, HostUser } from "./site";
+export type { Site, SiteOptions, HostUser, HostUserRef } from "./site";
+export type { TrustProxy } from "./routes/client-address";
+export type { Tables } from "./db/tables";
+export { TableClashError } from "./db/ownership";
 export * from "./routes";
 export type { EngineApi, PostsApi, TermsApi, UsersApi, OptionsApi, UserRecord } from "./engine-api";
 export type { PostTypeConfig, FieldDef, Post, LoadedPost, PostInput, PostQuery } from "./posts/types";

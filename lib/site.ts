@@ -4,8 +4,12 @@ import type { Request as ExpressRequest, RequestHandler, Router } from "express"
 import { createEngine, Engine } from "./engine";
 import type { DbOption } from "./db/target";
 import type { UserRecord } from "./engine-api";
-import type { CurrentUser } from "./users/types";
+import { ROLE_NAMES, type CurrentUser, type RoleName } from "./users/types";
 import { basicCredentials, LoginLimiter, LoginLimiterOptions, RestError, RestServer } from "./routes";
+import { requestNonce } from "./routes/auth";
+import { clientAddressOf, type TrustProxy } from "./routes/client-address";
+import type { CorsOptions } from "./routes/cors";
+import { EngineError } from "./engine-errors";
 import type { RestLogger } from "./routes/types";
 import type { ResponseCacheOptions } from "./routes/response-cache";
 import { AnswerStore } from "./routes/answer-store";
@@ -14,15 +18,33 @@ import { CALPRESS_VERSION, codeFingerprint } from "./version";
 import { registerCalendar } from "./calendar/plugin";
 import { isValidTimeZone } from "./dates/format";
 import { createSitePages } from "./pages";
+import { parseSiteUrl } from "./format/site-url";
+import { SITE_URL_OPTIONS } from "./options/options";
 import type { HookBus } from "./hooks/bus";
 import { WebhookDeliverer, type WebhookSettings } from "./hooks/deliverer";
 
-/** What a host's own `authenticate` may answer: a user it already resolved, or how to find one. */
-export type HostUser = CurrentUser | UserRecord | { id: number } | { login: string } | number | string | null;
+/** A user as a host names it: one it already resolved, or how to find one (an id or a login). */
+export type HostUserRef = CurrentUser | UserRecord | { id: number } | { login: string } | number | string;
+
+/**
+ * What a host's own `authenticate` may answer: a user, `null` (no login),
+ * or `{ user, ambient: true }` for credentials the browser sends by itself
+ * (cookies): those count only with a valid nonce (`site.createNonce`).
+ */
+export type HostUser = HostUserRef | { user: HostUserRef; ambient: boolean } | null;
 
 export interface SiteOptions {
   /** SQLite path, `:memory:`, `sqlite:…`, `postgres://…`, `mysql://…`, a knex config or a knex instance. */
   db: DbOption;
+  /**
+   * Prefix of every table, index, trigger and function calpress creates, as
+   * WordPress's `$table_prefix` (letters, digits, `_`; default `cp_`). A
+   * table of that name that calpress did not create stops `createSite` with
+   * an error naming it, before anything is changed.
+   */
+  tablePrefix?: string;
+  /** PostgreSQL: the schema calpress's tables live in (created when missing); default the connection's current schema. */
+  schema?: string;
   /** Sets the site time-zone option (IANA name, `UTC` or `UTC+N`); the stored value is kept when absent. */
   timezone?: string;
   /** Sets the site default content language option. */
@@ -30,19 +52,68 @@ export interface SiteOptions {
   /**
    * The host's own login. Runs first; when it answers null, HTTP Basic with an
    * application password is still tried, so API clients keep working.
+   *
+   * A login the browser sends by itself (a session cookie) must be answered
+   * `{ user, ambient: true }`: as in WordPress it then counts only with a
+   * nonce from `site.createNonce(user)` in `X-WP-Nonce` or `_wpnonce`
+   * (query or form body). Without a nonce the request is anonymous (any
+   * page on the web can make a browser send cookies); a wrong or expired
+   * one is 403 `rest_cookie_invalid_nonce`.
+   *
+   * A user calpress does not know (by id or login) makes the request
+   * anonymous and is logged once, unless `provisionUsers` creates it.
    */
   authenticate?: (req: ExpressRequest) => Promise<HostUser> | HostUser;
+  /**
+   * Users the host's `authenticate` names by login and calpress does not
+   * know yet are created with this role (and no password) on their first
+   * request. Default: not created (see `engine.users.ensure` to create them
+   * yourself, with the role you choose).
+   */
+  provisionUsers?: { role: RoleName } | false;
+  /**
+   * CORS headers: `origins` a list of origins allowed to read answers with
+   * credentials, `"*"` any origin without credentials, `false` (or
+   * `cors: false`) none. Default: WordPress's, any Origin with credentials.
+   */
+  cors?: CorsOptions | false;
+  /**
+   * Which address is the client's (the failed-login limiter, the last use of
+   * an application password), as Express's `trust proxy`: `false` the
+   * socket's peer, `true` the left-most `X-Forwarded-For`, a number of
+   * proxy hops, or the proxies' addresses/subnets. Default: `req.ip`, i.e.
+   * the host app's own `trust proxy` setting.
+   */
+  trustProxy?: TrustProxy;
+  /**
+   * Key material for application-password hashes and nonces kept out of the
+   * database, as WordPress's salts (default: the environment variable
+   * `CALPRESS_SECRET`, else a random key stored in the database). Adding or
+   * changing it invalidates the application passwords made before.
+   */
+  secret?: string;
   /**
    * With `authenticate`: whether a request certainly carries none of the
    * host's credentials (no session cookie, say), answered at once. `true`
    * must mean that `authenticate` would answer null. It lets a stored
    * answer (`answerStore`) be sent before the request is routed; without
    * it, every request with a host authenticator is asked. A request with an
-   * Authorization header is never taken for anonymous.
+   * Authorization header or a nonce (`X-WP-Nonce`, `_wpnonce`) is never
+   * taken for anonymous here.
    */
   isAnonymous?: (req: ExpressRequest) => boolean;
   /** Path the router is mounted at (default `/wp-json`): tells the site home from the REST root. */
   restPrefix?: string;
+  /**
+   * The site's public URL (`https://example.org`, or with a path,
+   * `https://example.org/calendar`): the only source of the scheme, host,
+   * port and path of every URL the site generates (records, `Link`,
+   * `Location`, iCal UIDs, the pages' REST root). Mount the router at
+   * `<its path><restPrefix>`. Stored as the site options `home` and
+   * `siteurl`; when absent, a stored `home` is used, and without one URLs
+   * follow each request (a Host that is not a valid `host[:port]` gets 400).
+   */
+  siteUrl?: string;
   /** Register the calendar plugin (default true). */
   calendar?: boolean;
   /**
@@ -54,9 +125,11 @@ export interface SiteOptions {
   maxBodyBytes?: number;
   logger?: RestLogger;
   /**
-   * Failed logins allowed per client address before 429 (default 20 a
-   * minute, sliding, so a real user is never locked out for long); `false`
-   * turns the limiter off (a host with its own rate limiting).
+   * Failed logins allowed per client address and login before 429 (default
+   * 20 a minute, sliding, so a real user is never locked out for long, and
+   * failures for other logins never block one); `trustProxy` says what the
+   * client address is. `false` turns the limiter off (a host with its own
+   * rate limiting).
    */
   loginLimit?: LoginLimiterOptions | false;
   /**
@@ -75,9 +148,10 @@ export interface SiteOptions {
    * several processes (and writers other than calpress) are safe. SQLite
    * and PostgreSQL; ignored on MariaDB/MySQL. `version` names your own code:
    * change it when a deploy changes what answers look like, and the stored
-   * ones are dropped. Default: off.
+   * ones are dropped. `maxBytes` bounds the answers in the file (default
+   * 512 MiB): past it the oldest stored tenth is deleted. Default: off.
    */
-  answerStore?: { file: string; version?: string } | false;
+  answerStore?: { file: string; version?: string; maxBytes?: number } | false;
   /**
    * The outgoing webhooks' deliverer (lib/hooks/deliverer.ts). Webhooks are
    * sent once the site option `webhook_url` is set (signed with the option
@@ -97,6 +171,8 @@ export interface Site {
   readonly router: Router;
   /** Mount at the site root to answer `/?rest_route=/…` as WordPress does. */
   readonly rootMiddleware: RequestHandler;
+  /** The site URL in force (`siteUrl`, else the stored `home` option), normalized; `undefined`: URLs follow requests. */
+  readonly siteUrl: string | undefined;
   /** Extra pages (mount path → router) the CLI serves beside the API; a host may skip them. */
   readonly pages: Array<[string, Router]>;
   /**
@@ -107,6 +183,13 @@ export interface Site {
   readonly hooks: HookBus;
   /** The webhook deliverer: `deliverDue(now?)` sends what is due now; `start()`/`stop()` the background loop. */
   readonly webhooks: WebhookDeliverer;
+  /**
+   * A nonce for a cookie (ambient) login of `user` (an id, login or record),
+   * for `X-WP-Nonce` or `_wpnonce`: WordPress's `wp_create_nonce('wp_rest')`,
+   * valid 12 to 24 hours. Throws for a user calpress does not know (unless
+   * `provisionUsers` creates it).
+   */
+  createNonce(user: HostUserRef): Promise<string>;
   /** Re-run migrations after registering post types with typed fields. */
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -116,25 +199,35 @@ export async function createSite(options: SiteOptions): Promise<Site> {
   if (options.timezone !== undefined && !isValidTimeZone(options.timezone)) {
     throw new Error(`unknown time zone: ${options.timezone}`);
   }
-  const { engine, close } = await createEngine(options.db);
+  // Checked before the database is opened: a bad URL changes nothing.
+  const siteUrl = options.siteUrl === undefined ? undefined : parseSiteUrl(options.siteUrl);
+  const secret = options.secret ?? (process.env.CALPRESS_SECRET || undefined);
+  if (secret !== undefined && secret.trim() === "") throw new Error("secret must not be empty");
+  const provision = options.provisionUsers || undefined;
+  if (provision !== undefined && !(ROLE_NAMES as readonly string[]).includes(provision.role)) throw new Error(`provisionUsers: unknown role ${String(provision.role)}`);
+  const clientKey = clientAddressOf(options.trustProxy);
+  const { engine, close } = await createEngine(options.db, { secret, tablePrefix: options.tablePrefix, schema: options.schema });
   try {
-    const authenticator = (req: ExpressRequest): Promise<CurrentUser | null | RestError> => authenticate(engine, options, req);
+    const hostUsers = new HostUsers(engine, provision, options.logger);
+    const authenticator = (req: ExpressRequest): Promise<CurrentUser | null | RestError> => authenticate(engine, hostUsers, options, clientKey, req);
     const rest = new RestServer({
       authenticate:
         options.loginLimit === false
           ? authenticator
-          : new LoginLimiter({ maxFailures: 20, windowMs: 60_000, ...(options.loginLimit ?? {}) }).wrap(authenticator),
+          : new LoginLimiter({ maxFailures: 20, windowMs: 60_000, clientKey, ...(options.loginLimit ?? {}) }).wrap(authenticator),
+      cors: options.cors,
       // Without a host authenticator only HTTP Basic credentials log in: a
       // request without an Authorization header is anonymous (the login
       // limiter never refuses those). A host's own scheme (cookies, tokens)
       // is known only to the host: its `isAnonymous`, else every request is asked.
       isAnonymous: anonymityCheck(options),
       restPrefix: options.restPrefix,
+      siteUrl,
       maxBodyBytes: options.maxBodyBytes,
       logger: options.logger,
       responseCache: responseCacheOptions(engine, options.responseCache),
       writeGuards: writeGuardsAvailable(engine.knex)
-        ? { snapshot: (tags) => snapshotTags(engine.knex, tags), run: (snapshot, stale, work) => runGuarded(snapshot, stale, work) }
+        ? { snapshot: (tags) => snapshotTags(engine.knex, engine.tables, tags), run: (snapshot, stale, work) => runGuarded(snapshot, stale, work) }
         : undefined,
       siteInfo: async () => {
         const timezone = await engine.options.timezone();
@@ -159,6 +252,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     if (options.defaultLanguage !== undefined && (await engine.options.get("default_language")) !== options.defaultLanguage) {
       await engine.options.set("default_language", options.defaultLanguage);
     }
+    rest.siteUrl = await siteUrlOption(engine, siteUrl, options.logger);
 
     // WordPress publishes scheduled posts from cron; here a timer does it,
     // and every process may run it (publishing is idempotent).
@@ -181,9 +275,15 @@ export async function createSite(options: SiteOptions): Promise<Site> {
       rest,
       router: rest.router(),
       rootMiddleware: rest.restRouteMiddleware(),
-      pages: options.pages !== false && options.calendar !== false ? createSitePages({ restPrefix: options.restPrefix }) : [],
+      siteUrl: rest.siteUrl,
+      pages: options.pages !== false && options.calendar !== false ? createSitePages({ restPrefix: options.restPrefix, siteUrl: rest.siteUrl }) : [],
       hooks: engine.hooks,
       webhooks,
+      createNonce: async (user) => {
+        const current = await hostUsers.resolve(user);
+        if (current === null) throw new Error(`createNonce: calpress knows no user ${describeRef(user)}`);
+        return engine.users.createNonce(current.id);
+      },
       migrate: () => engine.migrate(),
       close: async () => {
         if (closed) return;
@@ -201,20 +301,43 @@ export async function createSite(options: SiteOptions): Promise<Site> {
   }
 }
 
+/**
+ * The site URL in force, kept in the options `home` and `siteurl` as in
+ * WordPress: the given one is written (only when it differs: any option
+ * write voids every stored answer), else the stored `home` is used (read
+ * once, at start). An empty `home` means none.
+ */
+async function siteUrlOption(engine: Engine, given: string | undefined, logger: RestLogger | undefined): Promise<string | undefined> {
+  if (given !== undefined) {
+    for (const name of SITE_URL_OPTIONS) if ((await engine.options.get(name)) !== given) await engine.options.set(name, given);
+    return given;
+  }
+  const stored = (await engine.options.get("home")) ?? "";
+  if (stored === "") return undefined;
+  try {
+    return parseSiteUrl(stored);
+  } catch (err) {
+    // Written behind the options' back (they validate it): URLs follow requests, as without one.
+    (logger ?? console).error(`the stored home option is not a usable site URL; URLs follow requests`, err);
+    return undefined;
+  }
+}
+
 function anonymityCheck(options: SiteOptions): ((req: ExpressRequest) => boolean) | undefined {
   const host = options.isAnonymous;
   if (options.authenticate === undefined) return (req) => req.headers.authorization === undefined;
-  return host === undefined ? undefined : (req) => req.headers.authorization === undefined && host(req);
+  // A nonce makes a cookie login count: such a request is left to the authenticator.
+  return host === undefined ? undefined : (req) => req.headers.authorization === undefined && requestNonce(req) === undefined && host(req);
 }
 
-async function authenticate(engine: Engine, options: SiteOptions, req: ExpressRequest): Promise<CurrentUser | null | RestError> {
+async function authenticate(engine: Engine, hostUsers: HostUsers, options: SiteOptions, clientKey: (req: ExpressRequest) => string, req: ExpressRequest): Promise<CurrentUser | null | RestError> {
   if (options.authenticate) {
-    const hostUser = await resolveHostUser(engine, await options.authenticate(req));
-    if (hostUser) return hostUser;
+    const hostUser = await hostLogin(engine, hostUsers, await options.authenticate(req), req);
+    if (hostUser !== null) return hostUser;
   }
   const creds = basicCredentials(req);
   if (!creds) return null;
-  const result = await engine.users.verifyAppPassword(creds.login, creds.password, req.ip);
+  const result = await engine.users.verifyAppPassword(creds.login, creds.password, clientKey(req));
   if (result.ok) return result.user;
   // rest-conventions.md §8: wrong credentials fail every request with 401.
   const messages = {
@@ -225,16 +348,85 @@ async function authenticate(engine: Engine, options: SiteOptions, req: ExpressRe
   return new RestError(result.reason, messages[result.reason], 401);
 }
 
-async function resolveHostUser(engine: Engine, user: HostUser): Promise<CurrentUser | null> {
-  if (user === null || user === undefined) return null;
-  if (typeof user === "object" && "can" in user) return user;
-  let record: UserRecord | undefined;
-  if (typeof user === "number") record = await engine.users.get(user);
-  else if (typeof user === "string") record = await engine.users.byLogin(user);
-  else if ("role" in user) record = user;
-  else if ("id" in user) record = await engine.users.get(user.id);
-  else record = await engine.users.byLogin(user.login);
-  return record ? engine.users.currentUser(record) : null;
+function isAmbientAnswer(answer: HostUser): answer is { user: HostUserRef; ambient: boolean } {
+  return typeof answer === "object" && answer !== null && "ambient" in answer && "user" in answer;
+}
+
+/**
+ * The user of a host's answer. Credentials the browser sends by itself
+ * count only with a nonce of that user (WordPress `rest_cookie_check_errors()`):
+ * without one the request is anonymous; a wrong one is refused.
+ */
+async function hostLogin(engine: Engine, hostUsers: HostUsers, answer: HostUser, req: ExpressRequest): Promise<CurrentUser | RestError | null> {
+  if (answer === null || answer === undefined) return null;
+  if (!isAmbientAnswer(answer)) return hostUsers.resolve(answer);
+  if (!answer.ambient) return hostUsers.resolve(answer.user);
+  const nonce = requestNonce(req);
+  if (nonce === undefined) return null;
+  const user = await hostUsers.resolve(answer.user);
+  if (user === null) return null;
+  if (!(await engine.users.verifyNonce(user.id, nonce))) return new RestError("rest_cookie_invalid_nonce", "Cookie check failed", 403);
+  // As WordPress: a fresh nonce with the answer, for a page that stays open past a nonce's life.
+  req.res?.setHeader("X-WP-Nonce", await engine.users.createNonce(user.id));
+  return user;
+}
+
+function describeRef(user: HostUserRef): string {
+  if (typeof user === "number") return `#${user}`;
+  if (typeof user === "string") return JSON.stringify(user);
+  if ("login" in user) return JSON.stringify(user.login);
+  return `#${user.id}`;
+}
+
+/** Most unknown users logged (each once); past it, no more are logged, so a host bug cannot grow memory. */
+const UNKNOWN_USERS_LOGGED = 1000;
+
+/** Users as the host names them: found, created (`provisionUsers`), or unknown (logged once, anonymous). */
+class HostUsers {
+  private readonly logged = new Set<string>();
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly provision: { role: RoleName } | undefined,
+    private readonly logger: RestLogger | undefined,
+  ) {}
+
+  async resolve(user: HostUserRef): Promise<CurrentUser | null> {
+    if (typeof user === "object" && "can" in user) return user;
+    if (typeof user === "object" && "role" in user) return this.engine.users.currentUser(user);
+    const id = typeof user === "number" ? user : typeof user === "object" && "id" in user ? user.id : undefined;
+    const login = typeof user === "string" ? user : typeof user === "object" && "login" in user ? user.login : undefined;
+    let record: UserRecord | undefined;
+    if (id !== undefined) record = await this.engine.users.get(id);
+    else if (login !== undefined) record = (await this.engine.users.byLogin(login)) ?? (await this.provisioned(login));
+    if (record !== undefined) return this.engine.users.currentUser(record);
+    this.unknown(user);
+    return null;
+  }
+
+  /** A new user for `login` when `provisionUsers` is set (another request may have just created it). */
+  private async provisioned(login: string): Promise<UserRecord | undefined> {
+    if (this.provision === undefined) return undefined;
+    try {
+      return await this.engine.users.create({ login, role: this.provision.role });
+    } catch (err) {
+      if (err instanceof EngineError && err.code === "existing_user_login") return this.engine.users.byLogin(login);
+      // A login calpress cannot store (empty, too long): the host's mistake, logged as an unknown user.
+      if (err instanceof EngineError) return undefined;
+      throw err;
+    }
+  }
+
+  private unknown(user: HostUserRef): void {
+    const name = describeRef(user);
+    if (this.logged.has(name) || this.logged.size >= UNKNOWN_USERS_LOGGED) return;
+    this.logged.add(name);
+    const message =
+      `calpress: authenticate named user ${name}, which this site does not know; the request is anonymous. ` +
+      "Create the user first (site.engine.users.ensure) or set provisionUsers.";
+    if (this.logger !== undefined) this.logger.error(message);
+    else console.error(message);
+  }
 }
 
 function responseCacheOptions(engine: Engine, setting: SiteOptions["responseCache"]): ResponseCacheOptions | undefined {
@@ -247,25 +439,28 @@ async function openAnswerStore(engine: Engine, options: SiteOptions): Promise<An
   const setting = options.answerStore;
   const reads = engine.readCache;
   if (setting === undefined || setting === false || reads === null || !cacheTagsMaintained(engine.knex)) return undefined;
-  const epoch = (await readTagVersions(engine.knex, [EPOCH_TAG])).get(EPOCH_TAG) ?? 0;
+  const epoch = (await readTagVersions(engine.knex, engine.tables, [EPOCH_TAG])).get(EPOCH_TAG) ?? 0;
   // Processes on one PostgreSQL database share a store file's proofs (see sharedToken).
   const shared = reads.sharesTokens;
   return AnswerStore.open({
     file: setting.file,
+    maxBytes: setting.maxBytes,
     revision: shared ? () => reads.sharedToken() : () => reads.token(),
     sharedRevision: shared,
-    versions: (tags) => readTagVersions(engine.knex, tags),
+    versions: (tags) => readTagVersions(engine.knex, engine.tables, tags),
     always: [SITE_TAG, EPOCH_TAG],
     identity: `calpress ${CALPRESS_VERSION} ${codeFingerprint()}; epoch ${epoch}; site ${setting.version ?? ""}`,
     logger: options.logger,
-    attach: sqliteFile(engine),
+    attach: sqliteAttachment(engine),
   });
 }
 
-/** The SQLite file of the site's database, if it is one (not `:memory:`). */
-function sqliteFile(engine: Engine): string | undefined {
+/** The SQLite file of the site's database, if it is one (not `:memory:`), and its cache-tags table. */
+function sqliteAttachment(engine: Engine): { file: string; cacheTags: string } | undefined {
   if (engine.dialect !== "sqlite") return undefined;
   const connection = engine.knex.client.config.connection as { filename?: unknown } | undefined;
   const filename = typeof connection === "object" && connection !== null ? connection.filename : undefined;
-  return typeof filename === "string" && filename !== ":memory:" && !filename.startsWith("file:") ? path.resolve(filename) : undefined;
+  return typeof filename === "string" && filename !== ":memory:" && !filename.startsWith("file:")
+    ? { file: path.resolve(filename), cacheTags: engine.tables.cacheTags }
+    : undefined;
 }

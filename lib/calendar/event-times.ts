@@ -2,7 +2,7 @@ import { DateTime } from "luxon";
 import { zoneForLuxon } from "../dates/format";
 import { wallClockToInstant } from "../dates/strtotime";
 
-/** The stored time fields of an event (typed columns of `fields_event`). */
+/** The stored time fields of an event (typed columns of `<prefix>fields_event`). */
 export interface EventTimeFields {
   start_local: string;
   end_local: string;

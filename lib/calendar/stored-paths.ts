@@ -11,7 +11,7 @@ function segment(slug: string): string {
 
 /** Posts whose single answers are stored: published, no password, of the three kinds. */
 function storedPosts(engine: EngineApi) {
-  return engine.knex("posts").whereIn("type", Object.keys(COLLECTIONS)).where({ status: "publish", password: "" });
+  return engine.knex(engine.tables.posts).whereIn("type", Object.keys(COLLECTIONS)).where({ status: "publish", password: "" });
 }
 
 /**

@@ -12,8 +12,9 @@ Commands:
 Run "calpress <command> --help" for the options of a command; "calpress --version" (-v) prints the version.`,
   serve: `Usage: calpress serve [--port 8080] [--host 127.0.0.1] [--db <target>]
                       [--fixture <name|path>] [--timezone <IANA zone>]
-                      [--rest-prefix /wp-json] [--user <login>:<password>:<role>]...
-                      [--answer-store <file> [--warm]] [--force]
+                      [--rest-prefix /wp-json] [--site-url <url>] [--user <login>:<password>:<role>]...
+                      [--answer-store <file> [--answer-store-max <MiB>] [--warm]] [--trust-proxy <setting>]
+                      [--table-prefix cp_] [--force]
 
   --port          port to listen on; 0 takes a free port (default 8080)
   --host          address to bind (default 127.0.0.1)
@@ -24,33 +25,58 @@ Run "calpress <command> --help" for the options of a command; "calpress --versio
   --force         with --fixture: load it even when the site already has events (adds to them)
   --timezone      site time zone option (default UTC, or the stored option)
   --rest-prefix   path of the REST root (default /wp-json)
-  --user          make sure this user exists with this role and application password (repeatable)
+  --site-url      the site's public URL (https://example.org/calendar): the only source of every
+                  generated URL, whatever the Host header; served under its path (default: the
+                  stored home option, else URLs follow each request)
+  --user          make sure this user exists with this role and application password (repeatable);
+                  a fixture's published passwords are taken from it; under 16 letters and digits warns
   --answer-store  keep anonymous answers of single events, venues and organizers in this SQLite
                   file and reuse them while nothing they show changed (SQLite and PostgreSQL)
+  --answer-store-max  bound on the stored answers, in MiB (default 512); past it the oldest
+                  stored tenth is deleted
   --warm          after start, request every public event, venue and organizer once (by ID and
-                  by slug) so the store holds them; progress on stderr, the total on stdout`,
-  migrate: `Usage: calpress migrate --db <target>
+                  by slug) so the store holds them; progress on stderr, the total on stdout
+  --trust-proxy   which address is the client's (failed-login limits) behind proxies, as Express's
+                  "trust proxy": false (default: the socket's peer), a number of proxies in front,
+                  their addresses or subnets (10.0.0.0/8,loopback), or true (any X-Forwarded-For)
+  --table-prefix  prefix of every table calpress creates (default cp_; "" for the unprefixed
+                  tables of a database made before prefixes existed)
+
+  Environment: CALPRESS_SECRET, key material for application-password hashes and nonces kept
+  outside the database (setting or changing it invalidates existing application passwords).`,
+  migrate: `Usage: calpress migrate --db <target> [--table-prefix cp_]
 
   Creates the schema in a new database, or adds what an older one lacks.
-  The directory of a SQLite file must exist.`,
-  fixture: `Usage: calpress fixture load <name|path> --db <target> [--force]
-       calpress fixture generate --events N [--seed S] [--out <file> | --db <target> [--force]]
+  The directory of a SQLite file must exist.
 
-  load        load a fixture (a name under fixtures/, e.g. demo or minimal, or a path)
-  generate    deterministic synthetic data for benchmarks: --events events and the
-              venues, organizers and terms to go with them (--seed varies it), written
-              to --out as JSON or loaded into --db; prints the users' logins and
-              application passwords
-  --force     load even when the site already has events (fixtures are meant for an
-              empty site; with --force their records are added to what is there)`,
+  --table-prefix  prefix of every table calpress creates (default cp_), as in serve`,
+  fixture: `Usage: calpress fixture load <name|path> --db <target> [--table-prefix cp_] [--force]
+       calpress fixture generate --events N [--seed S] [--out <file> | --db <target> [--table-prefix cp_] [--force]]
+
+  load            load a fixture (a name under fixtures/, e.g. demo or minimal, or a path)
+  generate        deterministic synthetic data for benchmarks: --events events and the
+                  venues, organizers and terms to go with them (--seed varies it), written
+                  to --out as JSON or loaded into --db; prints the users' logins and
+                  application passwords
+  --table-prefix  prefix of every table calpress creates (default cp_), as in serve
+  --force         load even when the site already has events (fixtures are meant for an
+                  empty site; with --force their records are added to what is there)`,
   user: `Usage: calpress user add <login> --role <role> [--email <e>] [--app-password <pw>] --db <target>
+                        [--table-prefix cp_]
 
   roles: administrator, editor, author, contributor, subscriber
-  Without --app-password a random application password is generated and printed once.`,
-  option: `Usage: calpress option get <name> --db <target>
-       calpress option set <name> <value> --db <target>
+  Without --app-password a random application password is generated and printed once.
+  One with fewer than 16 letters and digits is accepted with a warning (tests and demos).
+  Environment: CALPRESS_SECRET (see calpress serve --help) must be the same as the server's.
+
+  --table-prefix  prefix of every table calpress creates (default cp_), as in serve`,
+  option: `Usage: calpress option get <name> --db <target> [--table-prefix cp_]
+       calpress option set <name> <value> --db <target> [--table-prefix cp_]
 
   webhook_url     POST every change to this http(s) URL ("" stops sending)
   webhook_secret  sign webhooks: X-Calpress-Signature: sha256=<HMAC-SHA-256 of the body>
-  timezone, blogname, blogdescription, posts_per_page, default_language …`,
+  home, siteurl   the site URL generated URLs are built from, read at start ("" for none)
+  timezone, blogname, blogdescription, posts_per_page, default_language …
+
+  --table-prefix  prefix of every table calpress creates (default cp_), as in serve`,
 };

@@ -3,17 +3,21 @@ import { STATUS_CODES } from "node:http";
 import path from "node:path";
 import type { AddressInfo, Socket } from "node:net";
 import express from "express";
-import { createSite } from "../site";
+import { createSite, type Site } from "../site";
+import { normaliseAppPassword } from "../users/users";
+import { parseTrustProxy, type TrustProxy } from "../routes/client-address";
 import { storedAnswerPaths } from "../calendar/stored-paths";
 import { warmStoredAnswers } from "./warm";
 import { pageTitle } from "../pages";
 import { ROLE_NAMES, RoleName } from "../users/types";
-import { generateFixture, loadFixture, resolveFixture, stderrProgress, writeFixture, FixtureProgress, FixtureUser } from "../fixtures";
+import { generateFixture, loadFixture, resolveFixture, stderrProgress, writeFixture, FixtureProgress, FixtureUser, FIXTURE_APP_PASSWORD_NAME } from "../fixtures";
 import { integer, parse, Parsed, required, str, UsageError } from "./args";
 import { HELP } from "./help";
+import { tableNames, TableNameError } from "../db/tables";
 import { isEngineError } from "../engine-errors";
 import { DbTargetError, describeTarget } from "../db/target";
 import { CALPRESS_VERSION } from "../version";
+import { parseSiteUrl } from "../format/site-url";
 
 export const DEFAULT_DB = "./data/calpress.sqlite";
 
@@ -84,6 +88,16 @@ function parseRole(value: string): RoleName {
   return value as RoleName;
 }
 
+/** `--site-url`: an absolute http(s) URL (a usage error, exit 2, otherwise). */
+function siteUrlArg(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parseSiteUrl(value);
+  } catch (err) {
+    throw new UsageError(`--site-url: ${(err as Error).message}`);
+  }
+}
+
 /** `login:password:role`; the password may itself contain colons. */
 function parseUserSpec(spec: string): { login: string; password: string; role: RoleName } {
   const first = spec.indexOf(":");
@@ -106,13 +120,17 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
       port: { type: "string" },
       host: { type: "string" },
       db: { type: "string" },
+      "table-prefix": { type: "string" },
       fixture: { type: "string" },
       timezone: { type: "string" },
       "rest-prefix": { type: "string" },
+      "site-url": { type: "string" },
       user: { type: "string", multiple: true },
       "answer-store": { type: "string" },
+      "answer-store-max": { type: "string" },
       warm: { type: "boolean" },
       force: { type: "boolean" },
+      "trust-proxy": { type: "string" },
     },
     0,
   );
@@ -124,6 +142,8 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   const users = ((p.values.user as string[] | undefined) ?? []).map(parseUserSpec);
   const fixtureName = str(p, "fixture");
   const timezone = str(p, "timezone");
+  const siteUrl = siteUrlArg(str(p, "site-url"));
+  const trustProxy = trustProxyArg(str(p, "trust-proxy"));
 
   const isDefaultDb = str(p, "db") === undefined;
   const freshDefault = isDefaultDb && !fs.existsSync(path.resolve(DEFAULT_DB));
@@ -136,28 +156,34 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   const answerFile = str(p, "answer-store");
   const warm = p.values.warm === true;
   if (warm && answerFile === undefined) throw new UsageError("--warm fills the answer store: give --answer-store <file> too");
-  const site = await createSite({ db, timezone, restPrefix: prefix, answerStore: answerFile === undefined ? false : { file: answerFile } });
+  const storeMax = integer(p, "answer-store-max", { min: 1, max: 1024 * 1024 });
+  if (storeMax !== undefined && answerFile === undefined) throw new UsageError("--answer-store-max bounds the answer store: give --answer-store <file> too");
+  const answerStore = answerFile === undefined ? false : { file: answerFile, ...(storeMax === undefined ? {} : { maxBytes: storeMax * 1024 * 1024 }) };
+  for (const u of users) warnShortAppPassword(io, u.login, u.password);
+  const toLoad = fixtureName ?? (freshDefault ? "demo" : undefined);
+  const site = await createSite({ db, tablePrefix: tablePrefix(p), timezone, restPrefix: prefix, siteUrl, trustProxy, answerStore });
   try {
-    for (const u of users) {
-      const record = await site.engine.users.ensure({ login: u.login, role: u.role });
-      const existing = await site.engine.users.verifyAppPassword(u.login, u.password);
-      if (!existing.ok) await site.engine.users.addAppPassword(record.id, "cli", u.password);
-    }
-    const toLoad = fixtureName ?? (freshDefault ? "demo" : undefined);
+    // Before the fixture (which may name them as authors) and again after it
+    // (the operator's role wins over the fixture's).
+    await ensureOperatorUsers(site, users);
     if (toLoad) {
       io.err(`Loading fixture ${toLoad}…`);
-      await loadFixture(site.engine, resolveFixture(toLoad), { progress: progressTo(io), force: p.values.force === true });
+      await loadFixture(site.engine, resolveFixture(toLoad), { progress: progressTo(io), force: p.values.force === true, skipAppPasswords: users.map((u) => u.login) });
+      await ensureOperatorUsers(site, users);
     }
   } catch (err) {
     await site.close();
     throw err;
   }
 
+  // Everything is served under the site URL's path (a proxy forwards the path as it is).
+  const sitePath = site.siteUrl === undefined ? "" : new URL(site.siteUrl).pathname.replace(/\/+$/, "");
+  const under = (mount: string): string => (sitePath === "" ? mount : mount === "/" ? sitePath : `${sitePath}${mount}`);
   const app = express();
   app.disable("x-powered-by");
-  app.use(prefix, site.router);
-  app.use(site.rootMiddleware);
-  for (const [mount, router] of site.pages) app.use(mount, router);
+  app.use(`${sitePath}${prefix}`, site.router);
+  app.use(under("/"), site.rootMiddleware);
+  for (const [mount, router] of site.pages) app.use(under(mount), router);
 
   const server = app.listen(port, host);
   server.on("clientError", answerClientError);
@@ -170,11 +196,12 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   });
   const actual = (server.address() as AddressInfo).port;
   const shownHost = host.includes(":") ? `[${host}]` : host;
-  const root = `http://${shownHost}:${actual}${prefix}/`;
+  const root = `http://${shownHost}:${actual}${sitePath}${prefix}/`;
   io.out(`calpress listening on ${root}`);
+  if (site.siteUrl !== undefined) io.out(`${"Site URL:".padEnd(15)}${site.siteUrl} (every generated URL)`);
   const origin = `http://${shownHost}:${actual}`;
   for (const [mount, router] of site.pages) {
-    io.out(`${`${pageTitle(router) ?? "Page"}:`.padEnd(15)}${origin}${mount === "/" ? "/" : mount}`);
+    io.out(`${`${pageTitle(router) ?? "Page"}:`.padEnd(15)}${origin}${mount === "/" ? `${sitePath}/` : under(mount)}`);
   }
   if (answerFile !== undefined && site.rest.answerStore === undefined) io.err("calpress: --answer-store is not available on this database (SQLite and PostgreSQL only); answers are built every time");
   if (warm && site.rest.answerStore !== undefined) {
@@ -183,7 +210,9 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   }
   if (toLoadWasDemo(fixtureName, freshDefault)) {
     io.out(`Demo site loaded. Try:  curl ${root}calendar/events/v1/events`);
-    io.out(`Log in as the demo administrator:  curl -u admin:demo-admin-pass ${root}calendar/events/v1/events?status=draft`);
+    if (!users.some((u) => u.login.toLowerCase() === "admin")) {
+      io.out(`Log in as the demo administrator:  curl -u admin:demo-admin-pass ${root}calendar/events/v1/events?status=draft`);
+    }
   }
 
   return await new Promise<number>((resolve) => {
@@ -207,6 +236,45 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
+}
+
+/**
+ * The users `--user` names, with their role and application password. A
+ * fixture's (published) application passwords are taken away from them,
+ * also those an earlier load gave.
+ */
+async function ensureOperatorUsers(site: Site, users: ReadonlyArray<{ login: string; password: string; role: RoleName }>): Promise<void> {
+  const engine = site.engine;
+  for (const u of users) {
+    const record = await engine.users.ensure({ login: u.login, role: u.role });
+    for (const app of await engine.users.listAppPasswords(record.id)) {
+      if (app.name === FIXTURE_APP_PASSWORD_NAME) await engine.users.deleteAppPassword(record.id, app.uuid);
+    }
+    const existing = await engine.users.verifyAppPassword(u.login, u.password);
+    if (!existing.ok) await engine.users.addAppPassword(record.id, "cli", u.password);
+  }
+}
+
+/** Under this many letters and digits (the part of an application password that counts), a chosen one is easy to guess. */
+const STRONG_APP_PASSWORD = 16;
+
+/** Short passwords are accepted (tests and demos use them), with a warning. */
+function warnShortAppPassword(io: CliIO, login: string, password: string): void {
+  const counted = normaliseAppPassword(password).length;
+  if (counted >= STRONG_APP_PASSWORD) return;
+  io.err(
+    `calpress: warning: the application password given for "${login}" has ${counted} letters and digits ` +
+      `(only those count); under ${STRONG_APP_PASSWORD} it is easy to guess: use it for tests and demos only`,
+  );
+}
+
+function trustProxyArg(value: string | undefined): TrustProxy | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parseTrustProxy(value);
+  } catch (err) {
+    throw new UsageError(`--trust-proxy must be true, false, a number of proxies or their addresses/subnets: ${(err as Error).message}`);
+  }
 }
 
 /**
@@ -243,11 +311,23 @@ function normalisePrefix(prefix: string): string {
   return trimmed;
 }
 
+/** `--table-prefix` of every command that takes `--db`, checked here so that a bad one is a usage error. */
+function tablePrefix(p: Parsed): string | undefined {
+  const prefix = str(p, "table-prefix");
+  try {
+    if (prefix !== undefined) tableNames(prefix);
+  } catch (err) {
+    if (err instanceof TableNameError) throw new UsageError(err.message);
+    throw err;
+  }
+  return prefix;
+}
+
 async function migrate(argv: string[], io: CliIO): Promise<number> {
-  const p = parse(argv, { db: { type: "string" } }, 0);
+  const p = parse(argv, { db: { type: "string" }, "table-prefix": { type: "string" } }, 0);
   if (wantsHelp(p, "migrate", io)) return 0;
   const db = required(p, "db");
-  const site = await createSite({ db, webhooks: false });
+  const site = await createSite({ db, tablePrefix: tablePrefix(p), webhooks: false });
   const created = site.engine.createdSchema;
   await site.close();
   io.out(created ? `created the schema in ${describeTarget(db)}` : `schema up to date in ${describeTarget(db)}`);
@@ -257,11 +337,11 @@ async function migrate(argv: string[], io: CliIO): Promise<number> {
 async function fixture(argv: string[], io: CliIO): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "load") {
-    const p = parse(rest, { db: { type: "string" }, force: { type: "boolean" } }, 1);
+    const p = parse(rest, { db: { type: "string" }, "table-prefix": { type: "string" }, force: { type: "boolean" } }, 1);
     if (wantsHelp(p, "fixture", io)) return 0;
     const name = p.positionals[0];
     if (!name) throw new UsageError("fixture load needs a fixture name or path");
-    const site = await createSite({ db: required(p, "db"), webhooks: false });
+    const site = await createSite({ db: required(p, "db"), tablePrefix: tablePrefix(p), webhooks: false });
     try {
       const counts = await loadFixture(site.engine, resolveFixture(name), { progress: progressTo(io), force: p.values.force === true });
       io.out(`loaded ${name}: ${JSON.stringify(counts)}`);
@@ -271,7 +351,7 @@ async function fixture(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   if (sub === "generate") {
-    const p = parse(rest, { events: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, db: { type: "string" }, force: { type: "boolean" } }, 0);
+    const p = parse(rest, { events: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, db: { type: "string" }, "table-prefix": { type: "string" }, force: { type: "boolean" } }, 0);
     if (wantsHelp(p, "fixture", io)) return 0;
     const events = integer(p, "events", { min: 1, max: 10_000_000 });
     if (events === undefined) throw new UsageError("--events is required");
@@ -287,7 +367,7 @@ async function fixture(argv: string[], io: CliIO): Promise<number> {
       printLogins(data.users ?? [], io);
       return 0;
     }
-    const site = await createSite({ db: db as string, webhooks: false });
+    const site = await createSite({ db: db as string, tablePrefix: tablePrefix(p), webhooks: false });
     try {
       const counts = await loadFixture(site.engine, data, { progress: progressTo(io), force: p.values.force === true });
       io.out(`loaded ${JSON.stringify(counts)}`);
@@ -319,12 +399,14 @@ async function user(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   if (sub !== "add") throw new UsageError(sub ? `unknown user command: ${sub}` : "user needs add");
-  const p = parse(rest, { role: { type: "string" }, email: { type: "string" }, "app-password": { type: "string" }, db: { type: "string" } }, 1);
+  const p = parse(rest, { role: { type: "string" }, email: { type: "string" }, "app-password": { type: "string" }, db: { type: "string" }, "table-prefix": { type: "string" } }, 1);
   if (wantsHelp(p, "user", io)) return 0;
   const login = p.positionals[0];
   if (!login) throw new UsageError("user add needs a login");
   const role = parseRole(required(p, "role"));
-  const site = await createSite({ db: required(p, "db"), webhooks: false });
+  const chosen = str(p, "app-password");
+  if (chosen !== undefined) warnShortAppPassword(io, login, chosen);
+  const site = await createSite({ db: required(p, "db"), tablePrefix: tablePrefix(p), webhooks: false });
   try {
     const record = await site.engine.users.ensure({ login, role, email: str(p, "email") });
     const { secret } = await site.engine.users.addAppPassword(record.id, "cli", str(p, "app-password"));
@@ -348,12 +430,12 @@ async function option(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   if (sub !== "get" && sub !== "set") throw new UsageError(sub ? `unknown option command: ${sub}` : "option needs get or set");
-  const p = parse(rest, { db: { type: "string" } }, sub === "get" ? 1 : 2);
+  const p = parse(rest, { db: { type: "string" }, "table-prefix": { type: "string" } }, sub === "get" ? 1 : 2);
   if (wantsHelp(p, "option", io)) return 0;
   const [name, value] = p.positionals;
   if (!name) throw new UsageError(`option ${sub} needs a name`);
   if (sub === "set" && value === undefined) throw new UsageError("option set needs a value");
-  const site = await createSite({ db: required(p, "db"), webhooks: false });
+  const site = await createSite({ db: required(p, "db"), tablePrefix: tablePrefix(p), webhooks: false });
   try {
     if (sub === "set") {
       try {

@@ -4,7 +4,7 @@ import type { CliIO } from "./main";
 /**
  * Requests every path of `source` once from calpress's own listening address, a few at a
  * time, so that the answer store holds their answers before readers come
- * (stored answers are keyed by the URL as asked, host included: these are
+ * (stored answers are keyed by the REST root, host included: these are
  * the answers for clients of that address). Runs beside normal traffic;
  * reports progress on stderr and the total on stdout.
  */

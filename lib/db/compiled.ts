@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import type { Tables } from "./tables";
 import { dialectOf } from "./target";
 
 /**
@@ -20,9 +21,10 @@ import { dialectOf } from "./target";
 const texts = new Map<string, string | null>();
 const MAX_SHAPES = 500;
 
-export async function selectByShape<T>(knex: Knex, shape: string, bindings: readonly Knex.Value[], build: () => Knex.QueryBuilder): Promise<T[]> {
+export async function selectByShape<T>(knex: Knex, tables: Tables, shape: string, bindings: readonly Knex.Value[], build: () => Knex.QueryBuilder): Promise<T[]> {
   const dialect = dialectOf(knex);
-  const key = `${dialect}\u0000${shape}`;
+  // The texts name the tables: two sites in one process (two prefixes or schemas) have texts of their own.
+  const key = `${dialect}\u0000${tables.posts}\u0000${shape}`;
   const known = texts.get(key);
   if (known === undefined) {
     const qb = build();

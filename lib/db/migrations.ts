@@ -1,5 +1,7 @@
 import type { Knex } from "knex";
+import { recordCreated } from "./ownership";
 import { migrateSearchIndex } from "./search-index";
+import { schemaOf, TABLE_BASES, type TableKey, type Tables } from "./tables";
 import { dialectOf } from "./target";
 
 /**
@@ -12,21 +14,21 @@ import { dialectOf } from "./target";
  * and no driver converts them through the process time zone on the way in or
  * out, which `timestamp` columns do differently on each driver.
  */
-type Step = { table: string; create: (t: Knex.CreateTableBuilder, knex: Knex) => void };
+type Step = { table: TableKey; create: (t: Knex.CreateTableBuilder, knex: Knex, tables: Tables) => void };
 
 const DATE = 19;
 
 const steps: Step[] = [
   {
     table: "options",
-    create: (t) => {
+    create: (t, _knex, tables) => {
       t.string("name", 191).primary();
       t.text("value").notNullable();
     },
   },
   {
     table: "users",
-    create: (t) => {
+    create: (t, _knex, tables) => {
       t.increments("id").primary();
       t.string("login", 60).notNullable().unique();
       t.string("email", 100).notNullable().defaultTo("");
@@ -38,10 +40,10 @@ const steps: Step[] = [
     },
   },
   {
-    table: "app_passwords",
-    create: (t) => {
+    table: "appPasswords",
+    create: (t, _knex, tables) => {
       t.increments("id").primary();
-      t.integer("user_id").unsigned().notNullable().references("id").inTable("users").onDelete("CASCADE");
+      t.integer("user_id").unsigned().notNullable().references("id").inTable(tables.users).onDelete("CASCADE");
       t.string("uuid", 36).notNullable().unique();
       t.string("name", 100).notNullable();
       t.string("hash", 128).notNullable();
@@ -53,7 +55,7 @@ const steps: Step[] = [
   },
   {
     table: "posts",
-    create: (t, knex) => {
+    create: (t, knex, tables) => {
       t.increments("id").primary();
       t.string("type", 32).notNullable();
       t.string("status", 20).notNullable();
@@ -77,30 +79,30 @@ const steps: Step[] = [
       t.integer("translation_group").nullable();
       // WordPress keeps the pre-trash status in `_wp_trash_meta_status`.
       t.string("previous_status", 20).nullable();
-      t.unique(["type", "language", "slug_lock"], { indexName: "posts_slug_unique" });
-      t.index(["type", "status", "date_local"], "posts_type_status_date");
-      t.index(["type", "slug"], "posts_type_slug");
-      t.index(["author"], "posts_author");
-      t.index(["parent"], "posts_parent");
-      t.index(["translation_group"], "posts_translation_group");
+      t.unique(["type", "language", "slug_lock"], { indexName: tables.name("posts_slug_unique") });
+      t.index(["type", "status", "date_local"], tables.name("posts_type_status_date"));
+      t.index(["type", "slug"], tables.name("posts_type_slug"));
+      t.index(["author"], tables.name("posts_author"));
+      t.index(["parent"], tables.name("posts_parent"));
+      t.index(["translation_group"], tables.name("posts_translation_group"));
       // Created by migrateCore for databases made before these indexes existed; listed here too so that a new table has them from the start.
-      t.index(["status", "date_utc"], "posts_status_date_utc");
+      t.index(["status", "date_utc"], tables.name("posts_status_date_utc"));
     },
   },
   {
     table: "postmeta",
-    create: (t, knex) => {
+    create: (t, knex, tables) => {
       t.increments("id").primary();
-      t.integer("post_id").unsigned().notNullable().references("id").inTable("posts").onDelete("CASCADE");
+      t.integer("post_id").unsigned().notNullable().references("id").inTable(tables.posts).onDelete("CASCADE");
       t.string("meta_key", 191).notNullable();
       textColumn(t, knex, "meta_value");
-      t.index(["post_id", "meta_key"], "postmeta_post_key");
-      t.index(["meta_key"], "postmeta_key");
+      t.index(["post_id", "meta_key"], tables.name("postmeta_post_key"));
+      t.index(["meta_key"], tables.name("postmeta_key"));
     },
   },
   {
     table: "terms",
-    create: (t) => {
+    create: (t, _knex, tables) => {
       t.increments("id").primary();
       t.string("taxonomy", 32).notNullable();
       t.string("name", 200).notNullable();
@@ -111,39 +113,39 @@ const steps: Step[] = [
       t.integer("term_group").notNullable().defaultTo(0);
       t.string("language", 8).notNullable();
       t.integer("translation_group").nullable();
-      t.unique(["taxonomy", "language", "slug"], { indexName: "terms_slug_unique" });
-      t.index(["taxonomy", "parent"], "terms_taxonomy_parent");
-      t.index(["taxonomy", "name"], "terms_taxonomy_name");
-      t.index(["translation_group"], "terms_translation_group");
+      t.unique(["taxonomy", "language", "slug"], { indexName: tables.name("terms_slug_unique") });
+      t.index(["taxonomy", "parent"], tables.name("terms_taxonomy_parent"));
+      t.index(["taxonomy", "name"], tables.name("terms_taxonomy_name"));
+      t.index(["translation_group"], tables.name("terms_translation_group"));
     },
   },
   {
-    table: "term_relationships",
-    create: (t) => {
-      t.integer("object_id").unsigned().notNullable().references("id").inTable("posts").onDelete("CASCADE");
-      t.integer("term_id").unsigned().notNullable().references("id").inTable("terms").onDelete("CASCADE");
+    table: "termRelationships",
+    create: (t, _knex, tables) => {
+      t.integer("object_id").unsigned().notNullable().references("id").inTable(tables.posts).onDelete("CASCADE");
+      t.integer("term_id").unsigned().notNullable().references("id").inTable(tables.terms).onDelete("CASCADE");
       t.integer("term_order").notNullable().defaultTo(0);
       t.primary(["object_id", "term_id"]);
-      t.index(["term_id", "object_id"], "term_rel_term");
+      t.index(["term_id", "object_id"], tables.name("term_rel_term"));
     },
   },
   {
     // Typed post-to-post links (event → venue, event → organizer) in order.
-    table: "post_links",
-    create: (t) => {
-      t.integer("from_id").unsigned().notNullable().references("id").inTable("posts").onDelete("CASCADE");
+    table: "postLinks",
+    create: (t, _knex, tables) => {
+      t.integer("from_id").unsigned().notNullable().references("id").inTable(tables.posts).onDelete("CASCADE");
       t.string("relation", 32).notNullable();
-      t.integer("to_id").unsigned().notNullable().references("id").inTable("posts").onDelete("CASCADE");
+      t.integer("to_id").unsigned().notNullable().references("id").inTable(tables.posts).onDelete("CASCADE");
       t.integer("position").notNullable().defaultTo(0);
       t.primary(["from_id", "relation", "to_id"]);
-      t.index(["to_id", "relation"], "post_links_to");
+      t.index(["to_id", "relation"], tables.name("post_links_to"));
     },
   },
   {
     // Lock rows of "find the existing record or create it" (lib/db/name-lock.ts):
     // one row per key ever locked, e.g. a hash of (venue, language, lower(name)).
-    table: "name_locks",
-    create: (t) => {
+    table: "nameLocks",
+    create: (t, _knex, tables) => {
       t.string("lock_key", 64).primary();
     },
   },
@@ -151,8 +153,8 @@ const steps: Step[] = [
     // The webhook outbox (lib/hooks/outbox.ts): written in the transaction of
     // the change it reports, delivered later by lib/hooks/deliverer.ts.
     // Times are epoch milliseconds: integers compare alike on every database.
-    table: "webhook_outbox",
-    create: (t, knex) => {
+    table: "webhookOutbox",
+    create: (t, knex, tables) => {
       t.increments("id").primary();
       t.string("delivery_id", 36).notNullable().unique();
       t.string("event", 100).notNullable();
@@ -166,7 +168,7 @@ const steps: Step[] = [
       t.bigInteger("created_at").notNullable();
       t.bigInteger("delivered_at").nullable();
       t.string("last_error", 500).nullable();
-      t.index(["status", "next_attempt_at"], "webhook_outbox_due");
+      t.index(["status", "next_attempt_at"], tables.name("webhook_outbox_due"));
     },
   },
 ];
@@ -182,7 +184,7 @@ function textColumn(t: Knex.CreateTableBuilder, knex: Knex, name: string): void 
  * earlier lacks them, so each is created here when missing (a new table
  * already has them from its `create`).
  */
-const laterIndexes: Array<{ table: string; name: string; columns: string[] }> = [
+const laterIndexes: Array<{ table: TableKey; name: string; columns: string[] }> = [
   // The scheduler's `status = 'future' AND date_utc <= now` every 30 s, which otherwise scans every post.
   { table: "posts", name: "posts_status_date_utc", columns: ["status", "date_utc"] },
   // List totals (X-WP-Total) of one type, status and language read only this index for the posts side:
@@ -190,27 +192,38 @@ const laterIndexes: Array<{ table: string; name: string; columns: string[] }> = 
   { table: "posts", name: "posts_type_status_language", columns: ["type", "status", "language"] },
 ];
 
+/** The unqualified names of the core tables (what `migrateCore` creates). */
+export function coreTables(tables: Tables): string[] {
+  return steps.map((step) => tables.name(TABLE_BASES[step.table]));
+}
+
 /** Creates what is missing of the core schema; true when it created all of it (a new database). */
-export async function migrateCore(knex: Knex): Promise<boolean> {
+export async function migrateCore(knex: Knex, tables: Tables): Promise<boolean> {
   let created = 0;
   for (const step of steps) {
-    if (await createTableIfMissing(knex, step.table, (t) => step.create(t, knex))) created += 1;
+    if (await createTableIfMissing(knex, tables, tables.name(TABLE_BASES[step.table]), (t) => step.create(t, knex, tables))) created += 1;
   }
-  for (const index of laterIndexes) await createIndexIfMissing(knex, index.table, index.name, index.columns);
-  await migrateSearchIndex(knex);
+  for (const index of laterIndexes) await createIndexIfMissing(knex, tables, tables[index.table], tables.name(index.name), index.columns);
+  await migrateSearchIndex(knex, tables);
   return created === steps.length;
 }
 
-export async function indexExists(knex: Knex, table: string, index: string): Promise<boolean> {
+/** Whether `index` exists on `table` (a name from `tables`, qualified or not). */
+export async function indexExists(knex: Knex, tables: Tables, table: string, index: string): Promise<boolean> {
+  const bare = tables.unqualified(table);
   switch (dialectOf(knex)) {
     case "postgres": {
-      const r = await knex.raw("select 1 from pg_indexes where schemaname = current_schema() and tablename = ? and indexname = ?", [table, index]);
+      const r = await knex.raw("select 1 from pg_indexes where schemaname = coalesce(?::text, current_schema()) and tablename = ? and indexname = ?", [
+        tables.schema,
+        bare,
+        index,
+      ]);
       return (r as { rows: unknown[] }).rows.length > 0;
     }
     case "mysql": {
       const r = await knex.raw(
         "select 1 from information_schema.statistics where table_schema = database() and table_name = ? and index_name = ?",
-        [table, index],
+        [bare, index],
       );
       return (r as unknown[][])[0].length > 0;
     }
@@ -222,26 +235,32 @@ export async function indexExists(knex: Knex, table: string, index: string): Pro
 }
 
 /** Creates an index unless it exists; tolerates a concurrent creator. */
-export async function createIndexIfMissing(knex: Knex, table: string, index: string, columns: string[]): Promise<void> {
-  if (await indexExists(knex, table, index)) return;
+export async function createIndexIfMissing(knex: Knex, tables: Tables, table: string, index: string, columns: string[]): Promise<void> {
+  if (await indexExists(knex, tables, table, index)) return;
   try {
-    await knex.schema.alterTable(table, (t) => {
+    await schemaOf(knex, tables).alterTable(tables.unqualified(table), (t) => {
       t.index(columns, index);
     });
   } catch (err) {
-    if (!(await indexExists(knex, table, index))) throw err;
+    if (!(await indexExists(knex, tables, table, index))) throw err;
   }
 }
 
-/** Creates a table unless it exists; tolerates a concurrent creator. */
+/**
+ * Creates a table unless it exists; tolerates a concurrent creator. `name`
+ * is unqualified (`tables.name(…)`). The table is recorded as calpress's
+ * before it is made (lib/db/ownership.ts): whoever sees it also sees the record.
+ */
 export async function createTableIfMissing(
   knex: Knex,
-  table: string,
+  tables: Tables,
+  name: string,
   build: (t: Knex.CreateTableBuilder) => void,
 ): Promise<boolean> {
-  if (await knex.schema.hasTable(table)) return false;
+  if (await schemaOf(knex, tables).hasTable(name)) return false;
+  await recordCreated(knex, tables, [name]);
   try {
-    await knex.schema.createTable(table, (t) => {
+    await schemaOf(knex, tables).createTable(name, (t) => {
       build(t);
       if (dialectOf(knex) === "mysql") {
         t.engine("InnoDB");
@@ -251,7 +270,7 @@ export async function createTableIfMissing(
     });
     return true;
   } catch (err) {
-    if (await knex.schema.hasTable(table)) return false;
+    if (await schemaOf(knex, tables).hasTable(name)) return false;
     throw err;
   }
 }

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Knex } from "knex";
+import type { Tables } from "./tables";
 import type { Dialect } from "./target";
 
 /**
@@ -14,7 +15,7 @@ import type { Dialect } from "./target";
  * `pg_advisory_xact_lock` would do, but MariaDB's GET_LOCK belongs to the
  * connection, not the transaction, so it would have to be released by hand
  * after the commit on the very connection knex has already handed back to
- * the pool. The row of a key (table `name_locks`, created by the core
+ * the pool. The row of a key (table `<prefix>name_locks`, created by the core
  * migration) is inserted the first time and locked by an upsert that writes
  * nothing new: `INSERT … ON CONFLICT DO UPDATE` (PostgreSQL) / `ON DUPLICATE
  * KEY UPDATE` (MariaDB) takes the row's exclusive lock in one statement,
@@ -30,11 +31,11 @@ import type { Dialect } from "./target";
  * the locks before the transaction's first plain read (a locking statement
  * does not start the snapshot), as the calendar writes do.
  */
-export async function lockNames(trx: Knex, dialect: Dialect, parts: ReadonlyArray<readonly string[]>): Promise<void> {
-  if (dialect === "sqlite") return;
+export async function lockNames(tx: { knex: Knex; dialect: Dialect; tables: Tables }, parts: ReadonlyArray<readonly string[]>): Promise<void> {
+  if (tx.dialect === "sqlite") return;
   const keys = [...new Set(parts.map(lockKey))].sort();
   for (const key of keys) {
-    await trx("name_locks").insert({ lock_key: key }).onConflict("lock_key").merge();
+    await tx.knex(tx.tables.nameLocks).insert({ lock_key: key }).onConflict("lock_key").merge();
   }
 }
 

@@ -1,4 +1,6 @@
 import type { Knex } from "knex";
+import { recordCreated } from "./ownership";
+import { quoted, type Tables } from "./tables";
 import { dialectOf } from "./target";
 
 /**
@@ -24,31 +26,36 @@ import { dialectOf } from "./target";
  *   finds whole words or word prefixes only, which cannot narrow a substring
  *   search without losing matches; search scans there.
  */
-export const SEARCH_TABLE = "posts_search";
 
-const SQLITE_TRIGGERS: Array<{ name: string; sql: string }> = [
-  {
-    name: "posts_search_insert",
-    sql: `CREATE TRIGGER IF NOT EXISTS posts_search_insert AFTER INSERT ON posts BEGIN
-      INSERT INTO ${SEARCH_TABLE}(rowid, title, excerpt, content) VALUES (new.id, new.title, new.excerpt, new.content);
+/** The SQLite search table's triggers: `<prefix>posts_search_insert` and so on. */
+function sqliteTriggers(knex: Knex, tables: Tables): Array<{ name: string; sql: string }> {
+  const search = quoted(knex, tables.postsSearch);
+  const posts = quoted(knex, tables.posts);
+  const name = (op: string): string => tables.name(`posts_search_${op}`);
+  return [
+    {
+      name: name("insert"),
+      sql: `AFTER INSERT ON ${posts} BEGIN
+      INSERT INTO ${search}(rowid, title, excerpt, content) VALUES (new.id, new.title, new.excerpt, new.content);
     END`,
-  },
-  {
-    name: "posts_search_delete",
-    // External content: FTS5 removes a row's tokens given the values it indexed, which are the old row's.
-    sql: `CREATE TRIGGER IF NOT EXISTS posts_search_delete AFTER DELETE ON posts BEGIN
-      INSERT INTO ${SEARCH_TABLE}(${SEARCH_TABLE}, rowid, title, excerpt, content) VALUES ('delete', old.id, old.title, old.excerpt, old.content);
+    },
+    {
+      name: name("delete"),
+      // External content: FTS5 removes a row's tokens given the values it indexed, which are the old row's.
+      sql: `AFTER DELETE ON ${posts} BEGIN
+      INSERT INTO ${search}(${search}, rowid, title, excerpt, content) VALUES ('delete', old.id, old.title, old.excerpt, old.content);
     END`,
-  },
-  {
-    name: "posts_search_update",
-    // Only updates that set one of the indexed columns (status changes, trash and slug claims do not).
-    sql: `CREATE TRIGGER IF NOT EXISTS posts_search_update AFTER UPDATE OF title, excerpt, content ON posts BEGIN
-      INSERT INTO ${SEARCH_TABLE}(${SEARCH_TABLE}, rowid, title, excerpt, content) VALUES ('delete', old.id, old.title, old.excerpt, old.content);
-      INSERT INTO ${SEARCH_TABLE}(rowid, title, excerpt, content) VALUES (new.id, new.title, new.excerpt, new.content);
+    },
+    {
+      name: name("update"),
+      // Only updates that set one of the indexed columns (status changes, trash and slug claims do not).
+      sql: `AFTER UPDATE OF title, excerpt, content ON ${posts} BEGIN
+      INSERT INTO ${search}(${search}, rowid, title, excerpt, content) VALUES ('delete', old.id, old.title, old.excerpt, old.content);
+      INSERT INTO ${search}(rowid, title, excerpt, content) VALUES (new.id, new.title, new.excerpt, new.content);
     END`,
-  },
-];
+    },
+  ];
+}
 
 const PG_INDEXES: Array<{ name: string; column: string }> = [
   { name: "posts_title_trgm", column: "title" },
@@ -57,77 +64,99 @@ const PG_INDEXES: Array<{ name: string; column: string }> = [
 ];
 
 /** Creates the dialect's search index when missing; idempotent and tolerant of a concurrent migrator. */
-export async function migrateSearchIndex(knex: Knex): Promise<void> {
+export async function migrateSearchIndex(knex: Knex, tables: Tables): Promise<void> {
   const dialect = dialectOf(knex);
-  if (dialect === "sqlite") await migrateSqlite(knex);
-  else if (dialect === "postgres") await migratePostgres(knex);
+  if (dialect === "sqlite") await migrateSqlite(knex, tables);
+  else if (dialect === "postgres") await migratePostgres(knex, tables);
 }
 
-async function sqliteObjects(k: Knex): Promise<Set<string>> {
-  const names = [SEARCH_TABLE, ...SQLITE_TRIGGERS.map((t) => t.name)];
+/** The tables the search index creates on this database (unqualified): SQLite's FTS5 table. */
+export function searchTables(knex: Knex, tables: Tables): string[] {
+  return dialectOf(knex) === "sqlite" ? [tables.unqualified(tables.postsSearch)] : [];
+}
+
+async function sqliteObjects(k: Knex, tables: Tables): Promise<Set<string>> {
+  const names = [tables.postsSearch, ...sqliteTriggers(k, tables).map((t) => t.name)];
   const rows: Array<{ name: string }> = await k("sqlite_master").whereIn("name", names).select("name");
   return new Set(rows.map((r) => r.name));
 }
 
 /** Whether the SQLite search table and all its triggers exist (the search uses the table only then). */
-export async function sqliteSearchIndexReady(k: Knex): Promise<boolean> {
-  return (await sqliteObjects(k)).size === SQLITE_TRIGGERS.length + 1;
+export async function sqliteSearchIndexReady(k: Knex, tables: Tables): Promise<boolean> {
+  return (await sqliteObjects(k, tables)).size === sqliteTriggers(k, tables).length + 1;
 }
 
-async function migrateSqlite(knex: Knex): Promise<void> {
-  if (await sqliteSearchIndexReady(knex)) return;
+async function migrateSqlite(knex: Knex, tables: Tables): Promise<void> {
+  if (await sqliteSearchIndexReady(knex, tables)) return;
+  const triggers = sqliteTriggers(knex, tables);
   try {
     await knex.transaction(async (trx) => {
-      const present = await sqliteObjects(trx);
-      if (present.size === SQLITE_TRIGGERS.length + 1) return;
-      if (!present.has(SEARCH_TABLE)) {
+      const present = await sqliteObjects(trx, tables);
+      if (present.size === triggers.length + 1) return;
+      if (!present.has(tables.postsSearch)) {
+        await recordCreated(trx, tables, [tables.postsSearch]);
         // detail=none: the index keeps which rows hold each trigram, not where;
         // a quarter of the size of detail=full and faster to fill. The search
         // asks for every trigram of a word (not the phrase), a superset of
         // the rows holding the word, and checks the word itself afterwards.
-        await trx.raw(
-          `CREATE VIRTUAL TABLE ${SEARCH_TABLE} USING fts5(title, excerpt, content, content='posts', content_rowid='id', tokenize='trigram', detail=none)`,
-        );
+        // (Its shadow tables are named after it: `<prefix>posts_search_data` and so on.)
+        // FTS5 takes the content table as a string (a `Tables` name: a safe identifier).
+        await trx.raw(`CREATE VIRTUAL TABLE ?? USING fts5(title, excerpt, content, content='${tables.posts}', content_rowid='id', tokenize='trigram', detail=none)`, [
+          tables.postsSearch,
+        ]);
       }
-      for (const trigger of SQLITE_TRIGGERS) await trx.raw(trigger.sql);
+      for (const trigger of triggers) await trx.raw(`CREATE TRIGGER IF NOT EXISTS ?? ${trigger.sql}`, [trigger.name]);
       // Filled from the rows already there; also repairs an index whose triggers were missing.
-      await trx.raw(`INSERT INTO ${SEARCH_TABLE}(${SEARCH_TABLE}) VALUES ('rebuild')`);
+      await trx.raw("INSERT INTO ??(??) VALUES ('rebuild')", [tables.postsSearch, tables.postsSearch]);
     });
   } catch (err) {
-    if (await sqliteSearchIndexReady(knex)) return;
+    if (await sqliteSearchIndexReady(knex, tables)) return;
     // A SQLite built without FTS5 or older than 3.34 (no trigram tokenizer): search scans, as it always did.
     if (/no such (module|tokenizer)/i.test(String((err as Error).message))) return;
     throw err;
   }
 }
 
-async function pgIndexesPresent(knex: Knex): Promise<Set<string>> {
-  const r = await knex.raw("select indexname from pg_indexes where schemaname = current_schema() and tablename = 'posts' and indexname = any(?)", [
-    PG_INDEXES.map((i) => i.name),
+async function pgIndexesPresent(knex: Knex, tables: Tables): Promise<Set<string>> {
+  const r = await knex.raw("select indexname from pg_indexes where schemaname = coalesce(?::text, current_schema()) and tablename = ? and indexname = any(?)", [
+    tables.schema,
+    tables.unqualified(tables.posts),
+    PG_INDEXES.map((i) => tables.name(i.name)),
   ]);
   return new Set((r as { rows: Array<{ indexname: string }> }).rows.map((row) => row.indexname));
 }
 
-async function migratePostgres(knex: Knex): Promise<void> {
-  let present = await pgIndexesPresent(knex);
+/** The schema pg_trgm is installed in, or null when it is not installed. */
+async function trigramSchema(knex: Knex): Promise<string | null> {
+  const r = (await knex.raw("select n.nspname as s from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'")) as {
+    rows: Array<{ s: string }>;
+  };
+  return r.rows[0]?.s ?? null;
+}
+
+async function migratePostgres(knex: Knex, tables: Tables): Promise<void> {
+  let present = await pgIndexesPresent(knex, tables);
   if (present.size === PG_INDEXES.length) return;
-  const hasExtension = async (): Promise<boolean> =>
-    ((await knex.raw("select 1 from pg_extension where extname = 'pg_trgm'")) as { rows: unknown[] }).rows.length > 0;
-  if (!(await hasExtension())) {
+  let extension = await trigramSchema(knex);
+  if (extension === null) {
     try {
       await knex.raw("CREATE EXTENSION IF NOT EXISTS pg_trgm");
-    } catch (err) {
+    } catch {
       // A concurrent migrator may have won; without the right to install it, search scans as before.
-      if (!(await hasExtension())) return;
     }
+    extension = await trigramSchema(knex);
+    if (extension === null) return;
   }
   for (const { name, column } of PG_INDEXES) {
-    if (present.has(name)) continue;
+    const index = tables.name(name);
+    if (present.has(index)) continue;
     try {
-      await knex.raw("CREATE INDEX IF NOT EXISTS ?? ON posts USING gin (lower(??) gin_trgm_ops)", [name, column]);
+      // The operator class named with the extension's schema, which need not be on the search_path
+      // (a host's `extensions` schema, or calpress's own schema as the only one on it).
+      await knex.raw("CREATE INDEX IF NOT EXISTS ?? ON ?? USING gin (lower(??) ??)", [index, tables.posts, column, `${extension}.gin_trgm_ops`]);
     } catch (err) {
-      present = await pgIndexesPresent(knex);
-      if (!present.has(name)) throw err;
+      present = await pgIndexesPresent(knex, tables);
+      if (!present.has(index)) throw err;
     }
   }
 }

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Knex } from "knex";
-import { CACHE_TAGS_TABLE, cacheTagsMaintained, readTagVersions } from "./cache-tags";
+import { cacheTagsMaintained, readTagVersions } from "./cache-tags";
+import type { Tables } from "./tables";
 import type { Dialect } from "./target";
 
 /**
@@ -50,9 +51,9 @@ export function writeGuardsAvailable(knex: Knex): boolean {
 }
 
 /** The current versions of `tags` (outside any transaction). */
-export async function snapshotTags(knex: Knex, tags: Iterable<number>): Promise<TagSnapshot> {
+export async function snapshotTags(knex: Knex, tables: Tables, tags: Iterable<number>): Promise<TagSnapshot> {
   const sorted = [...new Set(tags)].sort((a, b) => a - b);
-  return { tags: sorted, versions: await readTagVersions(knex, sorted) };
+  return { tags: sorted, versions: await readTagVersions(knex, tables, sorted) };
 }
 
 /** Runs `work` so that the first write transaction it opens (engine.ts) checks `snapshot` first. */
@@ -67,16 +68,16 @@ export function currentWriteGuard(): WriteGuard | undefined {
 }
 
 /** Inside the transaction, before its first write: throws `guard.stale()` when a version moved. */
-export async function checkWriteGuard(trx: Knex.Transaction, dialect: Dialect, guard: WriteGuard): Promise<void> {
+export async function checkWriteGuard(trx: Knex.Transaction, dialect: Dialect, tables: Tables, guard: WriteGuard): Promise<void> {
   const { tags, versions } = guard.snapshot;
   if (tags.length === 0) return;
   const now = new Map<number, number>();
   for (let i = 0; i < tags.length; i += 500) {
     const chunk = tags.slice(i, i + 500);
-    let query = trx(CACHE_TAGS_TABLE).whereIn("tag", chunk).select("tag", "version");
+    let query = trx(tables.cacheTags).whereIn("tag", chunk).select("tag", "version");
     if (dialect === "postgres") {
       // Sorted, so that two guarded writers lock in one order.
-      await trx(CACHE_TAGS_TABLE)
+      await trx(tables.cacheTags)
         .insert(chunk.map((tag) => ({ tag, version: 0 })))
         .onConflict("tag")
         .ignore();

@@ -257,3 +257,110 @@ export function sanitizeTextField(s: string): string {
   if (found) filtered = phpTrim(filtered.replace(/ +/g, " "));
   return filtered;
 }
+
+/** WordPress's wp_allowed_protocols(): the schemes esc_url_raw() keeps. */
+export const WP_ALLOWED_PROTOCOLS: readonly string[] = [
+  "http", "https", "ftp", "ftps", "mailto", "news", "irc", "irc6", "ircs", "gopher", "nntp", "feed",
+  "telnet", "mms", "rtsp", "sms", "svn", "tel", "fax", "xmpp", "webcal", "urn",
+];
+
+/** wp_kses_no_null(): control characters and backslash-zero runs removed. */
+function ksesNoNull(s: string): string {
+  return s.replace(/[\x00-\x08\x0B\x0C\x0E-\x1F]/g, "").replace(/\\+0+/g, "");
+}
+
+/** wp_kses_bad_protocol_once2(): the scheme (entities decoded, whitespace removed) with its colon if allowed, else "". */
+function allowedScheme(scheme: string, protocols: readonly string[]): string {
+  const decoded = ksesNoNull(
+    scheme
+      .replace(/&#(\d+);?/g, (_m, d: string) => String.fromCodePoint(Math.min(Number(d), 0x10ffff)))
+      .replace(/&#x([0-9a-f]+);?/gi, (_m, h: string) => String.fromCodePoint(Math.min(parseInt(h, 16), 0x10ffff)))
+      .replace(/\s/g, ""),
+  ).toLowerCase();
+  return protocols.some((p) => p.toLowerCase() === decoded) ? `${decoded}:` : "";
+}
+
+/** wp_kses_bad_protocol_once(): one layer of scheme checked (`feed:` may wrap one more). */
+function badProtocolOnce(content: string, protocols: readonly string[], count = 1): string {
+  const marked = content.replace(/(&#0*58(?![;0-9])|&#x0*3a(?![;a-f0-9]))/gi, "$1;");
+  const m = /:|&#0*58;|&#x0*3a;|&colon;/i.exec(marked);
+  if (m === null) return marked;
+  const head = marked.slice(0, m.index);
+  if (/\/\?/.test(head)) return marked;
+  let rest = phpTrim(marked.slice(m.index + m[0].length));
+  const protocol = allowedScheme(head, protocols);
+  if (protocol === "feed:") {
+    if (count > 2) return "";
+    rest = badProtocolOnce(rest, protocols, count + 1);
+    if (rest === "") return rest;
+  }
+  return protocol + rest;
+}
+
+/** wp_kses_bad_protocol(): disallowed schemes removed, layer by layer; "" when they do not settle. */
+function ksesBadProtocol(content: string, protocols: readonly string[]): string {
+  let current = ksesNoNull(content);
+  if ((current.startsWith("https://") && !current.startsWith("https://https://")) || (current.startsWith("http://") && !current.startsWith("http://http://"))) {
+    return current;
+  }
+  let previous: string;
+  let iterations = 0;
+  do {
+    previous = current;
+    current = badProtocolOnce(current, protocols);
+  } while (previous !== current && ++iterations < 6);
+  return previous !== current ? "" : current;
+}
+
+/**
+ * WordPress esc_url_raw() (esc_url() in its `db` context): characters a URL
+ * may not hold removed, CR/LF escapes stripped, `http://` added to a bare
+ * host, and "" for a URL whose scheme is not one of `protocols`
+ * (`javascript:`, `data:`, `vbscript:`, however they are spelled).
+ */
+export function escUrlRaw(url: string, protocols: readonly string[] = WP_ALLOWED_PROTOCOLS): string {
+  if (url === "") return url;
+  let out = url.replace(/^[ \t\n\r\0\x0B]+/, "").replace(/ /g, "%20");
+  out = out.replace(/[^a-z0-9\-~+_.?#=!&;,/:%@$|*'()[\]\u0080-\u{10FFFF}]/giu, "");
+  if (out === "") return out;
+  if (!out.toLowerCase().startsWith("mailto:")) {
+    // _deep_replace(): until none is left, so `%0%0ada` cannot reassemble one.
+    let before: string;
+    do {
+      before = out;
+      out = out.replace(/%0d|%0a/gi, "");
+    } while (out !== before);
+  }
+  out = out.split(";//").join("://");
+  if (!out.includes(":") && !["/", "#", "?"].includes(out[0]) && !/^[a-z0-9-]+?\.php/i.test(out)) out = `http://${out}`;
+  if (out.includes("[") || out.includes("]")) {
+    // Brackets are kept in an IPv6 host only; elsewhere they are percent-encoded.
+    const front = /^(?:[a-z][a-z0-9+.-]*:)?\/\/(?:[^/?#@]*@)?(?:\[[^\]]*\]|[^/?#:]*)(?::\d+)?/i.exec(out)?.[0] ?? "";
+    out = front + out.slice(front.length).replace(/\[/g, "%5B").replace(/\]/g, "%5D");
+  }
+  if (out[0] === "/") return out;
+  const good = ksesBadProtocol(out, protocols);
+  return good.toLowerCase() !== out.toLowerCase() ? "" : good;
+}
+
+/**
+ * How a stored text field is cleaned on save, as WordPress does for a user
+ * without `unfiltered_html`:
+ * - `text`: sanitize_text_field(), for everyone (names, address parts,
+ *   phone, e-mail: plain text, never markup);
+ * - `url`: esc_url_raw() with WordPress's allowed protocols, for everyone;
+ * - `html`: kses (sanitizePostHtml) unless the user has `unfiltered_html`
+ *   (content, excerpts, event titles: WordPress keeps those users' HTML).
+ */
+export type FieldSanitizer = "text" | "url" | "html";
+
+export function sanitizeField(kind: FieldSanitizer, value: string, unfilteredHtml: boolean): string {
+  switch (kind) {
+    case "text":
+      return sanitizeTextField(value);
+    case "url":
+      return escUrlRaw(phpTrim(value));
+    case "html":
+      return unfilteredHtml ? value : sanitizePostHtml(value);
+  }
+}

@@ -731,11 +731,14 @@ export function decodeEntities(text: string): string {
 }
 
 /**
- * Rendered HTML to plain text (JSON-LD descriptions): script/style bodies
- * and tags removed as wp_strip_all_tags() does, entities decoded, runs of
- * whitespace (including decoded no-break spaces) collapsed to one space.
+ * Rendered HTML to plain text (JSON-LD names and descriptions): entities
+ * decoded first, then script/style bodies and tags removed as
+ * wp_strip_all_tags() does, runs of whitespace (including decoded no-break
+ * spaces) collapsed to one space. Decoding comes first so that an escaped
+ * tag (`&lt;/script&gt;`) cannot come out of it as a live one.
  */
 export function plainText(html: string): string {
-  const withoutCode = html.replace(/<(script|style)[^>]*?>[\s\S]*?<\/\1>/gi, "");
-  return decodeEntities(stripTags(withoutCode)).replace(/\s+/g, " ").trim();
+  const decoded = decodeEntities(html);
+  const withoutCode = decoded.replace(/<(script|style)[^>]*?>[\s\S]*?<\/\1>/gi, "");
+  return stripTags(withoutCode).replace(/\s+/g, " ").trim();
 }

@@ -17,21 +17,27 @@
  */
 import { createHash } from "node:crypto";
 import type { Knex } from "knex";
+import type { Tables } from "../db/tables";
 import { dialectOf } from "../db/target";
 
 /** `table.column` pairs whose changes are expected on any request. */
-export const VOLATILE_COLUMNS: ReadonlySet<string> = new Set(["app_passwords.last_used", "app_passwords.last_ip"]);
+function volatileColumns(tables: Tables): ReadonlySet<string> {
+  return new Set([`${tables.appPasswords}.last_used`, `${tables.appPasswords}.last_ip`]);
+}
 
 const LONG_TEXT = 4096;
 const HEAD_TAIL = 1024;
 
 export type Checksum = Record<string, string>;
 
-export async function listTables(knex: Knex): Promise<string[]> {
+/** The database's tables (in calpress's schema, qualified as `tables` names them). */
+export async function listTables(knex: Knex, tables: Tables): Promise<string[]> {
   switch (dialectOf(knex)) {
     case "postgres": {
-      const r = (await knex.raw("select tablename as name from pg_tables where schemaname = current_schema()")) as { rows: { name: string }[] };
-      return r.rows.map((row) => row.name).sort();
+      const r = (await knex.raw("select tablename as name from pg_tables where schemaname = coalesce(?::text, current_schema())", [tables.schema])) as {
+        rows: { name: string }[];
+      };
+      return r.rows.map((row) => tables.qualify(row.name)).sort();
     }
     case "mysql": {
       const r = (await knex.raw("select table_name as name from information_schema.tables where table_schema = database() and table_type = 'BASE TABLE'")) as [
@@ -51,11 +57,11 @@ function isLongTextType(type: string): boolean {
 }
 
 /** One select expression per column, long text fingerprinted by the database itself. */
-function columnExpressions(knex: Knex, table: string, columns: Record<string, Knex.ColumnInfo>): Knex.Raw[] {
+function columnExpressions(knex: Knex, volatile: ReadonlySet<string>, table: string, columns: Record<string, Knex.ColumnInfo>): Knex.Raw[] {
   const dialect = dialectOf(knex);
   const out: Knex.Raw[] = [];
   for (const [name, info] of Object.entries(columns).sort(([a], [b]) => a.localeCompare(b))) {
-    if (VOLATILE_COLUMNS.has(`${table}.${name}`)) continue;
+    if (volatile.has(`${table}.${name}`)) continue;
     if (!isLongTextType(info.type)) {
       out.push(knex.raw("??", [name]));
       continue;
@@ -94,11 +100,12 @@ function stableCell(value: unknown): unknown {
 }
 
 /** Per-table digests of every row (volatile columns excluded). */
-export async function databaseChecksum(knex: Knex): Promise<Checksum> {
+export async function databaseChecksum(knex: Knex, tables: Tables): Promise<Checksum> {
   const out: Checksum = {};
-  for (const table of await listTables(knex)) {
+  const volatile = volatileColumns(tables);
+  for (const table of await listTables(knex, tables)) {
     const columns = await columnsOf(knex, table);
-    const exprs = columnExpressions(knex, table, columns);
+    const exprs = columnExpressions(knex, volatile, table, columns);
     const rows = (await knex(table).select(exprs)) as Record<string, unknown>[];
     const hashes = rows.map((row) => createHash("sha1").update(JSON.stringify(Object.values(row).map(stableCell))).digest("hex")).sort();
     out[table] = `${rows.length}:${createHash("sha1").update(hashes.join(",")).digest("hex")}`;

@@ -18,6 +18,7 @@ import path from "node:path";
 import fs from "node:fs";
 import fc from "fast-check";
 import type { Knex } from "knex";
+import type { Tables } from "../db/tables";
 import { catalogueFromIndex, type FuzzRoute } from "./catalogue";
 import { changedTables, databaseChecksum, type Checksum } from "./checksum";
 import { materialize, requestPlan, type Credentials, type WireRequest } from "./plan";
@@ -145,6 +146,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
 
 async function fuzzAgainst(fuzzSite: FuzzSite, options: FuzzOptions, log: (line: string) => void, started: number): Promise<FuzzReport> {
   const knex = fuzzSite.site.engine.knex;
+  const tables = fuzzSite.site.engine.tables;
   const target = { host: fuzzSite.host, port: fuzzSite.port };
   const timeoutMs = options.timeoutMs ?? 60_000;
 
@@ -154,11 +156,11 @@ async function fuzzAgainst(fuzzSite: FuzzSite, options: FuzzOptions, log: (line:
 
   const credentials: Record<string, Credentials> = {};
   for (const role of ["administrator", "subscriber"] as const) {
-    const rows = (await knex("users").where({ role }).select("login").orderBy("id")) as { login: string }[];
+    const rows = (await knex(tables.users).where({ role }).select("login").orderBy("id")) as { login: string }[];
     const known = fuzzSite.users.find((u) => u.appPasswords.length > 0 && rows.some((r) => r.login === u.login));
     if (known) credentials[role] = { login: known.login, password: known.appPasswords[0] as string };
   }
-  const secrets = await collectSecrets(knex, fuzzSite.users);
+  const secrets = await collectSecrets(knex, tables, fuzzSite.users);
 
   const report: FuzzReport = {
     requests: 0,
@@ -180,9 +182,9 @@ async function fuzzAgainst(fuzzSite: FuzzSite, options: FuzzOptions, log: (line:
     log(`  #${p.index} ${p.kind}${p.status !== undefined ? ` (${p.status})` : ""}: ${p.request}\n      ${p.detail}`);
   };
 
-  let pools: Pools = await readPools(knex);
-  let checksum: Checksum = await databaseChecksum(knex);
-  let scheduled = await futurePosts(knex);
+  let pools: Pools = await readPools(knex, tables);
+  let checksum: Checksum = await databaseChecksum(knex, tables);
+  let scheduled = await futurePosts(knex, tables);
   const arbitrary = requestPlan(catalogue);
 
   for (let batch = 0; report.requests < options.requests; batch++) {
@@ -236,9 +238,9 @@ async function fuzzAgainst(fuzzSite: FuzzSite, options: FuzzOptions, log: (line:
         if (wrote) report.writes[routeKey] = (report.writes[routeKey] ?? 0) + 1;
       }
 
-      const after = await databaseChecksum(knex);
+      const after = await databaseChecksum(knex, tables);
       const changed = changedTables(checksum, after);
-      const nowScheduled = await futurePosts(knex);
+      const nowScheduled = await futurePosts(knex, tables);
       if (changed.length > 0 && !wrote && [...scheduled].some((id) => !nowScheduled.has(id))) {
         // createSite publishes due `future` posts on a timer (WordPress's cron): a change it made is not the request's.
         report.scheduledPublishes++;
@@ -249,7 +251,7 @@ async function fuzzAgainst(fuzzSite: FuzzSite, options: FuzzOptions, log: (line:
       }
       checksum = after;
       scheduled = nowScheduled;
-      if (wrote) pools = await readPools(knex);
+      if (wrote) pools = await readPools(knex, tables);
       if (options.progressEvery && report.requests % options.progressEvery === 0) {
         log(`fuzz: ${report.requests}/${options.requests} requests, ${report.serverErrors} server errors, ${report.unexpectedChanges} unexpected changes (${Math.round((Date.now() - started) / 1000)} s)`);
       }
@@ -259,8 +261,8 @@ async function fuzzAgainst(fuzzSite: FuzzSite, options: FuzzOptions, log: (line:
   return report;
 }
 
-async function futurePosts(knex: Knex): Promise<Set<number>> {
-  const rows = (await knex("posts").where({ status: "future" }).select("id")) as { id: number }[];
+async function futurePosts(knex: Knex, tables: Tables): Promise<Set<number>> {
+  const rows = (await knex(tables.posts).where({ status: "future" }).select("id")) as { id: number }[];
   return new Set(rows.map((r) => Number(r.id)));
 }
 

@@ -4,6 +4,7 @@
  * login password hashes and user e-mail addresses.
  */
 import type { Knex } from "knex";
+import type { Tables } from "../db/tables";
 
 export interface KnownUser {
   login: string;
@@ -14,7 +15,7 @@ export interface KnownUser {
 /** Plain secrets shorter than this are too likely to occur by chance (`admin` inside `administrator`). */
 const MIN_SECRET = 6;
 
-export async function collectSecrets(knex: Knex, users: readonly KnownUser[]): Promise<string[]> {
+export async function collectSecrets(knex: Knex, tables: Tables, users: readonly KnownUser[]): Promise<string[]> {
   const secrets = new Set<string>();
   for (const u of users) {
     if (u.email) secrets.add(u.email.toLowerCase());
@@ -23,12 +24,12 @@ export async function collectSecrets(knex: Knex, users: readonly KnownUser[]): P
       secrets.add(p.replace(/[^A-Za-z0-9]/g, ""));
     }
   }
-  const rows = (await knex("users").select("email", "password_hash")) as { email: string | null; password_hash: string | null }[];
+  const rows = (await knex(tables.users).select("email", "password_hash")) as { email: string | null; password_hash: string | null }[];
   for (const r of rows) {
     if (r.email) secrets.add(r.email.toLowerCase());
     if (r.password_hash) secrets.add(r.password_hash);
   }
-  const hashes = (await knex("app_passwords").select("hash")) as { hash: string }[];
+  const hashes = (await knex(tables.appPasswords).select("hash")) as { hash: string }[];
   for (const h of hashes) secrets.add(h.hash);
   return [...secrets].filter((s) => s.length >= MIN_SECRET);
 }

@@ -5,6 +5,7 @@
  * reaches the update and delete handlers.
  */
 import type { Knex } from "knex";
+import type { Tables } from "../db/tables";
 import { DeepValue, ListString, Ref, type FuzzValue, type PoolName } from "./values";
 
 export type Pools = Record<PoolName, Array<number | string>>;
@@ -29,9 +30,9 @@ const FALLBACK: Record<PoolName, number | string> = {
   anySlug: "no-such-slug",
 };
 
-export async function readPools(knex: Knex): Promise<Pools> {
+export async function readPools(knex: Knex, tables: Tables): Promise<Pools> {
   const pools = emptyPools();
-  const posts = (await knex("posts").select("id", "type", "slug").orderBy("id")) as { id: number; type: string; slug: string }[];
+  const posts = (await knex(tables.posts).select("id", "type", "slug").orderBy("id")) as { id: number; type: string; slug: string }[];
   for (const p of posts) {
     const id = Number(p.id);
     pools.post.push(id);
@@ -47,7 +48,7 @@ export async function readPools(knex: Knex): Promise<Pools> {
       if (p.slug) pools.organizerSlug.push(p.slug);
     }
   }
-  const terms = (await knex("terms").select("id", "taxonomy", "slug").orderBy("id")) as { id: number; taxonomy: string; slug: string }[];
+  const terms = (await knex(tables.terms).select("id", "taxonomy", "slug").orderBy("id")) as { id: number; taxonomy: string; slug: string }[];
   for (const t of terms) {
     const id = Number(t.id);
     pools.term.push(id);
@@ -55,7 +56,7 @@ export async function readPools(knex: Knex): Promise<Pools> {
     if (t.taxonomy === "post_tag") pools.tag.push(id);
     else pools.category.push(id);
   }
-  const users = (await knex("users").select("id").orderBy("id")) as { id: number }[];
+  const users = (await knex(tables.users).select("id").orderBy("id")) as { id: number }[];
   pools.user.push(...users.map((u) => Number(u.id)));
   return pools;
 }

@@ -1,7 +1,8 @@
 import { createHmac, randomUUID } from "node:crypto";
 import type { Knex } from "knex";
+import type { Tables } from "../db/tables";
 import type { HookBus, HookLogger } from "./bus";
-import { OUTBOX_TABLE, WEBHOOK_SECRET_OPTION, type OutboxRow } from "./outbox";
+import { WEBHOOK_SECRET_OPTION, type OutboxRow } from "./outbox";
 
 export interface WebhookSettings {
   /**
@@ -40,6 +41,7 @@ export interface DeliveryReport {
 /** What the deliverer needs of the engine. */
 export interface DelivererEngine {
   readonly knex: Knex;
+  readonly tables: Tables;
   readonly options: { get(name: string): Promise<string | undefined> };
   readonly hooks: HookBus;
 }
@@ -162,7 +164,7 @@ export class WebhookDeliverer {
 
   private async due(nowMs: number): Promise<number[]> {
     const ids = await this.engine
-      .knex(OUTBOX_TABLE)
+      .knex(this.engine.tables.webhookOutbox)
       .where("status", "pending")
       .where("next_attempt_at", "<=", nowMs)
       .where("claimed_until", "<=", nowMs)
@@ -176,20 +178,20 @@ export class WebhookDeliverer {
   private async claim(id: number, nowMs: number): Promise<(OutboxRow & { claim_token: string }) | undefined> {
     const token = randomUUID();
     const won = await this.engine
-      .knex(OUTBOX_TABLE)
+      .knex(this.engine.tables.webhookOutbox)
       .where({ id, status: "pending" })
       .where("next_attempt_at", "<=", nowMs)
       .where("claimed_until", "<=", nowMs)
       .update({ claimed_until: nowMs + this.leaseMs, claim_token: token });
     if (Number(won) !== 1) return undefined;
-    const row = await this.engine.knex(OUTBOX_TABLE).where({ id, claim_token: token }).first<OutboxRow | undefined>();
+    const row = await this.engine.knex(this.engine.tables.webhookOutbox).where({ id, claim_token: token }).first<OutboxRow | undefined>();
     return row ? { ...row, claim_token: token, attempts: Number(row.attempts) } : undefined;
   }
 
   private async deliver(row: OutboxRow & { claim_token: string }, secret: string, nowMs: number, report: DeliveryReport): Promise<void> {
     const problem = await this.post(row, secret, nowMs);
     const attempts = row.attempts + 1;
-    const mine = this.engine.knex(OUTBOX_TABLE).where({ id: row.id, claim_token: row.claim_token });
+    const mine = this.engine.knex(this.engine.tables.webhookOutbox).where({ id: row.id, claim_token: row.claim_token });
     if (problem === null) {
       await mine.update({ status: "delivered", attempts, delivered_at: nowMs, claimed_until: 0, claim_token: null, last_error: null });
       report.delivered += 1;
@@ -230,6 +232,6 @@ export class WebhookDeliverer {
   private async prune(nowMs: number): Promise<void> {
     if (nowMs - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = nowMs;
-    await this.engine.knex(OUTBOX_TABLE).where("status", "delivered").where("delivered_at", "<", nowMs - DELIVERED_KEPT_MS).delete();
+    await this.engine.knex(this.engine.tables.webhookOutbox).where("status", "delivered").where("delivered_at", "<", nowMs - DELIVERED_KEPT_MS).delete();
   }
 }

@@ -18,5 +18,5 @@ export type { HookLogger } from "./bus";
 export { actingAs, currentActor } from "./actor";
 export { WebhookDeliverer } from "./deliverer";
 export type { DeliveryReport, WebhookSettings } from "./deliverer";
-export { OUTBOX_TABLE, WEBHOOK_SECRET_OPTION, WEBHOOK_URL_OPTION, webhookBody } from "./outbox";
+export { WEBHOOK_SECRET_OPTION, WEBHOOK_URL_OPTION, webhookBody } from "./outbox";
 export type { Change, HookListener, HookMap, PostAction, PostChange, TermAction, TermChange, Unsubscribe } from "./types";

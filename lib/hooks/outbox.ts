@@ -1,9 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
+import type { Tables } from "../db/tables";
 import { changeData, type Change } from "./types";
-
-/** The durable outbox (created by lib/db/migrations.ts): one row per change to deliver. */
-export const OUTBOX_TABLE = "webhook_outbox";
 
 /** Site options that turn webhooks on (`webhook_url`) and sign them (`webhook_secret`). */
 export const WEBHOOK_URL_OPTION = "webhook_url";
@@ -34,10 +32,10 @@ export function webhookBody(deliveryId: string, change: Change): string {
 }
 
 /**
- * Writes the outbox rows of a transaction's changes, on that transaction:
+ * Writes the outbox rows (`tables.webhookOutbox`, created by lib/db/migrations.ts) of a transaction's changes, on that transaction:
  * the change and its delivery commit or roll back together.
  */
-export async function writeOutbox(trx: Knex, changes: readonly Change[], url: string, now: Date): Promise<void> {
+export async function writeOutbox(trx: Knex, tables: Tables, changes: readonly Change[], url: string, now: Date): Promise<void> {
   const nowMs = now.getTime();
   const rows = changes.map((change) => {
     const deliveryId = randomUUID();
@@ -54,5 +52,5 @@ export async function writeOutbox(trx: Knex, changes: readonly Change[], url: st
     };
   });
   // Bounded batches: SQLite caps the bound parameters of one statement.
-  for (let i = 0; i < rows.length; i += 50) await trx(OUTBOX_TABLE).insert(rows.slice(i, i + 50));
+  for (let i = 0; i < rows.length; i += 50) await trx(tables.webhookOutbox).insert(rows.slice(i, i + 50));
 }

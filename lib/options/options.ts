@@ -1,11 +1,16 @@
 import { randomBytes } from "node:crypto";
 import type { Knex } from "knex";
+import type { Tables } from "../db/tables";
 import type { OptionsApi } from "../engine-api";
 import { EngineError } from "../engine-errors";
 import { parseZone } from "../posts/dates";
+import { parseSiteUrl } from "../format/site-url";
 
 /** The row whose value changes on every write, so that other processes notice. */
 export const REVISION_OPTION = "options_revision";
+
+/** The site URL options, as WordPress names them (`createSite({ siteUrl })` writes both, the same value). */
+export const SITE_URL_OPTIONS = ["home", "siteurl"] as const;
 
 /** Values served when the option has never been written (WordPress's defaults where it has one). */
 export const OPTION_DEFAULTS: Readonly<Record<string, string>> = {
@@ -50,6 +55,7 @@ export class Options implements OptionsApi {
 
   constructor(
     private readonly knex: Knex,
+    private readonly tables: Tables,
     private readonly cache: OptionsCache,
   ) {}
 
@@ -68,8 +74,8 @@ export class Options implements OptionsApi {
     const v = validate(name, value);
     const revision = newRevision();
     const write = async (k: Knex): Promise<void> => {
-      await upsert(k, name, v);
-      await upsert(k, REVISION_OPTION, revision);
+      await upsert(k, this.tables, name, v);
+      await upsert(k, this.tables, REVISION_OPTION, revision);
     };
     // Both rows or neither: a reader must never see the value without the new revision.
     if (isTransaction(this.knex)) await write(this.knex);
@@ -96,10 +102,10 @@ export class Options implements OptionsApi {
   async ensure(name: string, make: () => string): Promise<string> {
     const stored = (await this.fresh()).get(name);
     if (stored !== undefined) return stored;
-    await this.knex("options").insert({ name, value: make() }).onConflict("name").ignore();
-    const row = await this.knex("options").where({ name }).first<{ value: string } | undefined>("value");
+    await this.knex(this.tables.options).insert({ name, value: make() }).onConflict("name").ignore();
+    const row = await this.knex(this.tables.options).where({ name }).first<{ value: string } | undefined>("value");
     if (!row) throw new Error(`option ${name} vanished while being created`);
-    await upsert(this.knex, REVISION_OPTION, newRevision());
+    await upsert(this.knex, this.tables, REVISION_OPTION, newRevision());
     this.cache.invalidate();
     return row.value;
   }
@@ -123,7 +129,7 @@ export class Options implements OptionsApi {
     const now = Date.now();
     if (cache.values && now - cache.checkedAt < cache.recheckMs) return cache.values;
     if (cache.values) {
-      const row = await this.knex("options").where({ name: REVISION_OPTION }).first<{ value: string } | undefined>("value");
+      const row = await this.knex(this.tables.options).where({ name: REVISION_OPTION }).first<{ value: string } | undefined>("value");
       const revision = row?.value ?? null;
       if (revision === cache.revision) {
         cache.checkedAt = now;
@@ -138,7 +144,7 @@ export class Options implements OptionsApi {
   }
 
   private async readAll(): Promise<Map<string, string>> {
-    const rows = await this.knex("options").select<Array<{ name: string; value: string }>>("name", "value");
+    const rows = await this.knex(this.tables.options).select<Array<{ name: string; value: string }>>("name", "value");
     const values = new Map<string, string>();
     for (const r of rows) values.set(r.name, r.value);
     return values;
@@ -155,8 +161,8 @@ function newRevision(): string {
   return `${Date.now().toString(36)}-${randomBytes(6).toString("hex")}`;
 }
 
-async function upsert(k: Knex, name: string, value: string): Promise<void> {
-  await k("options").insert({ name, value }).onConflict("name").merge(["value"]);
+async function upsert(k: Knex, tables: Tables, name: string, value: string): Promise<void> {
+  await k(tables.options).insert({ name, value }).onConflict("name").merge(["value"]);
 }
 
 function validate(name: string, value: string): string {
@@ -185,6 +191,17 @@ function validate(name: string, value: string): string {
       // The outbox stores it with every row (webhook_outbox.url is 2,048 characters).
       if (url.toString().length > 2048) throw new EngineError("invalid_input", "webhook_url must be at most 2048 characters");
       return url.toString();
+    }
+    case "home":
+    case "siteurl": {
+      // The site URL every generated URL is built from (read when a site starts), or "" for none.
+      const v = value.trim();
+      if (v === "") return v;
+      try {
+        return parseSiteUrl(v);
+      } catch (err) {
+        throw new EngineError("invalid_input", `${name}: ${(err as Error).message}`);
+      }
     }
     default:
       return value;

@@ -10,6 +10,7 @@
 import type { Router } from "express";
 import { createCalendarPage } from "./calendar";
 import { createDocsPage } from "./docs";
+import { DEFAULT_REST_PREFIX, normalizePrefix } from "../routes/urls";
 
 export { createCalendarPage, CALENDAR_ASSETS, type CalendarPageOptions } from "./calendar";
 export { createDocsPage, type DocsPageOptions } from "./docs";
@@ -26,12 +27,20 @@ export function pageTitle(router: Router): string | undefined {
 export interface SitePagesOptions {
   /** The REST prefix below the site home, as `createSite`'s `restPrefix` (default `/wp-json`). */
   restPrefix?: string;
+  /**
+   * The site URL (`parseSiteUrl` form), as `createSite`'s `siteUrl`: the
+   * pages then call `<its path><restPrefix>/` wherever they are mounted.
+   * Without it the site home is taken to be where the pages are mounted.
+   */
+  siteUrl?: string;
 }
 
 /** The calendar at `/` and the reference at `/docs`, linked to each other, for `site.pages`. */
 export function createSitePages(options: SitePagesOptions = {}): Array<[string, Router]> {
-  const calendar = createCalendarPage({ restPrefix: options.restPrefix, mountPath: "/", docsPath: "/docs" });
-  const docs = createDocsPage({ restPrefix: options.restPrefix, mountPath: "/docs", calendarPath: "/" });
+  // Origin-relative: the page calls the server it came from, under the site URL's path.
+  const restRoot = options.siteUrl === undefined ? undefined : `${new URL(options.siteUrl).pathname.replace(/\/+$/, "")}${normalizePrefix(options.restPrefix ?? DEFAULT_REST_PREFIX)}/`;
+  const calendar = createCalendarPage({ restPrefix: options.restPrefix, restRoot, mountPath: "/", docsPath: "/docs" });
+  const docs = createDocsPage({ restPrefix: options.restPrefix, restRoot, mountPath: "/docs", calendarPath: "/" });
   titles.set(calendar, "Calendar");
   titles.set(docs, "API reference");
   return [

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Knex } from "knex";
-import { createTableIfMissing, indexExists } from "../db/migrations";
+import { createIndexIfMissing, createTableIfMissing } from "../db/migrations";
+import { schemaOf, type Tables } from "../db/tables";
 import { dialectOf } from "../db/target";
 import { EngineError } from "../engine-errors";
 import { normaliseSqlDate } from "./dates";
@@ -8,7 +9,7 @@ import type { RegisteredPostType } from "./registry";
 import type { FieldDef, FieldValue } from "./types";
 
 /**
- * Typed fields: one table per post type, `fields_<type>`, with `post_id` as
+ * Typed fields: one table per post type, `<prefix>fields_<type>`, with `post_id` as
  * primary key (cascade delete with the post) and one real column per declared
  * field, so that filters and sorts on them use ordinary, indexable columns.
  */
@@ -39,41 +40,33 @@ function addColumn(t: Knex.CreateTableBuilder | Knex.AlterTableBuilder, knex: Kn
   }
 }
 
-/** Index names must stay within PostgreSQL's 63 and MySQL's 64 characters. */
-export function fieldIndexName(type: string, field: string): string {
-  const name = `fx_${type}_${field}`;
+/** Index names (with the table prefix) must stay within PostgreSQL's 63 and MySQL's 64 characters. */
+export function fieldIndexName(tables: Tables, type: string, field: string): string {
+  const name = tables.name(`fx_${type}_${field}`);
   if (name.length <= 60) return name;
-  return `fx_${createHash("sha1").update(`${type}.${field}`).digest("hex").slice(0, 20)}`;
+  return tables.name(`fx_${createHash("sha1").update(`${type}.${field}`).digest("hex").slice(0, 20)}`);
 }
 
 /** Creates or extends the typed-field table of a post type; idempotent and tolerant of a concurrent migrator. */
-export async function migrateFieldTable(knex: Knex, type: RegisteredPostType): Promise<void> {
-  const table = type.fieldsTable;
-  if (!table) return;
+export async function migrateFieldTable(knex: Knex, tables: Tables, type: RegisteredPostType): Promise<void> {
+  if (!type.fieldsTable) return;
+  const table = tables.unqualified(type.fieldsTable);
   const fields = Object.entries(type.fields);
-  await createTableIfMissing(knex, table, (t) => {
-    t.integer("post_id").unsigned().notNullable().primary().references("id").inTable("posts").onDelete("CASCADE");
+  await createTableIfMissing(knex, tables, table, (t) => {
+    t.integer("post_id").unsigned().notNullable().primary().references("id").inTable(tables.posts).onDelete("CASCADE");
     for (const [name, def] of fields) addColumn(t, knex, name, def);
   });
   for (const [name, def] of fields) {
-    if (await knex.schema.hasColumn(table, name)) continue;
+    if (await schemaOf(knex, tables).hasColumn(table, name)) continue;
     try {
-      await knex.schema.alterTable(table, (t) => addColumn(t, knex, name, def));
+      await schemaOf(knex, tables).alterTable(table, (t) => addColumn(t, knex, name, def));
     } catch (err) {
-      if (!(await knex.schema.hasColumn(table, name))) throw err;
+      if (!(await schemaOf(knex, tables).hasColumn(table, name))) throw err;
     }
   }
   for (const [name, def] of fields) {
     if (!def.index) continue;
-    const index = fieldIndexName(type.name, name);
-    if (await indexExists(knex, table, index)) continue;
-    try {
-      await knex.schema.alterTable(table, (t) => {
-        t.index([name], index);
-      });
-    } catch (err) {
-      if (!(await indexExists(knex, table, index))) throw err;
-    }
+    await createIndexIfMissing(knex, tables, table, fieldIndexName(tables, type.name, name), [name]);
   }
 }
 

@@ -1,7 +1,7 @@
 import { deletedPostChange, postChange } from "../hooks/journal";
 import type { Knex } from "knex";
 import { isStoredId, storedIds } from "../db/ids";
-import { SEARCH_TABLE, trigramMatch } from "../db/search-index";
+import { trigramMatch } from "../db/search-index";
 import type { Engine } from "../engine";
 import type { PostsApi } from "../engine-api";
 import { assertNoNul, EngineError, hasNul } from "../engine-errors";
@@ -30,6 +30,8 @@ import {
 } from "./types";
 import { applyVisibility, canReadPost } from "./visibility";
 import { selectByShape } from "../db/compiled";
+import { postTag, termTag } from "../db/cache-tags";
+import { noteTagsRead } from "../db/tag-audit";
 
 export interface PostRow {
   id: number;
@@ -353,11 +355,11 @@ export class Posts implements PostsApi {
   async publishDue(): Promise<number[]> {
     // Asked first outside a transaction: an empty BEGIN/COMMIT every 30 s
     // would count as a write and throw away every cached answer and total.
-    const pending = await this.k("posts").where("status", "future").whereNot("date_utc", ZERO_DATE).where("date_utc", "<=", formatUtc(this.e.now())).first("id");
+    const pending = await this.k(this.e.tables.posts).where("status", "future").whereNot("date_utc", ZERO_DATE).where("date_utc", "<=", formatUtc(this.e.now())).first("id");
     if (pending === undefined) return [];
     return this.e.write(async (tx) => {
       const nowUtc = formatUtc(tx.now());
-      const due = await tx.knex("posts").where("status", "future").whereNot("date_utc", ZERO_DATE).where("date_utc", "<=", nowUtc).orderBy("id").pluck("id");
+      const due = await tx.knex(tx.tables.posts).where("status", "future").whereNot("date_utc", ZERO_DATE).where("date_utc", "<=", nowUtc).orderBy("id").pluck("id");
       const ids = due.map(Number);
       for (const id of ids) await tx.posts.updateIn(id, { status: "publish" }, null);
       return ids;
@@ -406,11 +408,11 @@ export class Posts implements PostsApi {
     assertNoNul(row);
     assertNoNul(fieldValues);
     assertNoNul(input.meta);
-    const id = await insertReturningId(this.k, this.e.dialect, "posts", row);
+    const id = await insertReturningId(this.k, this.e.dialect, this.e.tables.posts, row);
     // A new record starts its own translation group unless it joins one.
     const extra = row.translation_group === null ? { translation_group: id } : {};
     if (needsUniqueSlug(status)) await this.claimSlug(id, type.name, language, base, extra);
-    else if (Object.keys(extra).length > 0) await this.k("posts").where({ id }).update(extra);
+    else if (Object.keys(extra).length > 0) await this.k(this.e.tables.posts).where({ id }).update(extra);
     if (type.fieldsTable) await this.k(type.fieldsTable).insert({ post_id: id, ...fieldValues });
     await this.writeMeta(id, input.meta);
     const touched = await this.replaceTerms(id, type, input.terms);
@@ -484,12 +486,12 @@ export class Posts implements PostsApi {
     if (needsUniqueSlug(status)) {
       // Moving to another language: the held slug must not collide there before it is claimed again.
       if (changes.language !== undefined && changes.language !== cur.language) changes.slug_lock = null;
-      await this.k("posts").where({ id }).update(changes);
+      await this.k(this.e.tables.posts).where({ id }).update(changes);
       await this.claimSlug(id, cur.type, language, base, {});
     } else {
       changes.slug = status === "trash" ? (cur.status === "trash" && patch.slug === undefined ? cur.slug : trashedSlug(base)) : base;
       changes.slug_lock = null;
-      await this.k("posts").where({ id }).update(changes);
+      await this.k(this.e.tables.posts).where({ id }).update(changes);
     }
 
     if (patch.fields && type.fieldsTable) {
@@ -522,14 +524,14 @@ export class Posts implements PostsApi {
     await this.lockTermsBeforePost(id, []);
     const cur = await this.requireRow(id, true);
     const termIds = await this.termIdsOf(id);
-    await this.k("term_relationships").where({ object_id: id }).delete();
-    await this.k("postmeta").where({ post_id: id }).delete();
-    await this.k("post_links").where({ from_id: id }).orWhere({ to_id: id }).delete();
+    await this.k(this.e.tables.termRelationships).where({ object_id: id }).delete();
+    await this.k(this.e.tables.postmeta).where({ post_id: id }).delete();
+    await this.k(this.e.tables.postLinks).where({ from_id: id }).orWhere({ to_id: id }).delete();
     const type = this.e.registry.postTypes.get(cur.type);
     if (type?.fieldsTable) await this.k(type.fieldsTable).where({ post_id: id }).delete();
     // wp_delete_post: children move up to the deleted post's parent.
-    await this.k("posts").where({ parent: id }).update({ parent: cur.parent });
-    await this.k("posts").where({ id }).delete();
+    await this.k(this.e.tables.posts).where({ parent: id }).update({ parent: cur.parent });
+    await this.k(this.e.tables.posts).where({ id }).delete();
     if (cur.status === "publish" && termIds.length > 0) await this.e.terms.recountIn(termIds);
     this.e.recordChange(deletedPostChange({ ...cur, id }, this.e.now()));
   }
@@ -559,6 +561,7 @@ export class Posts implements PostsApi {
       const post = known.get(id);
       if (post) out.set(id, post);
     }
+    noteTagsRead([...out.keys()].map(postTag));
     return out;
   }
 
@@ -575,8 +578,8 @@ export class Posts implements PostsApi {
     // The whole row (typed fields joined) in one statement: the lowest id of the language, else of any language.
     const lookup = async (language: string | undefined): Promise<JoinedRow | undefined> => {
       const bindings: Knex.Value[] = language === undefined ? [type, slug, "trash", 1] : [type, slug, "trash", language, 1];
-      const rows = await selectByShape<JoinedRow>(this.k, `bySlug\u0000${joinSignature(joins)}\u0000${language === undefined ? 0 : 1}`, bindings, () => {
-        const q = this.k("posts as p").where("p.type", type).where("p.slug", slug).whereNot("p.status", "trash").select("p.*");
+      const rows = await selectByShape<JoinedRow>(this.k, this.e.tables, `bySlug\u0000${joinSignature(joins)}\u0000${language === undefined ? 0 : 1}`, bindings, () => {
+        const q = this.k(`${this.e.tables.posts} as p`).where("p.type", type).where("p.slug", slug).whereNot("p.status", "trash").select("p.*");
         if (language !== undefined) q.where("p.language", language);
         addFieldJoins(q, joins);
         return q.orderBy("p.id").limit(1);
@@ -627,7 +630,7 @@ export class Posts implements PostsApi {
     // forty matches). Not for id lists and search-narrowed pages, which are
     // small sets best read by id.
     if (this.e.dialect === "sqlite" && indexOrder && !unlimited && !narrowRows && query.ids === undefined) {
-      rowsQb.from(this.k.raw("?? as ?? not indexed", ["posts", "p"]));
+      rowsQb.from(this.k.raw("?? as ?? not indexed", [this.e.tables.posts, "p"]));
     }
     const joins = built.selectFields(rowsQb);
     if (!unlimited) rowsQb.limit(perPage).offset((page - 1) * perPage);
@@ -663,7 +666,7 @@ export class Posts implements PostsApi {
   }
 
   async getMeta(id: number): Promise<Record<string, string>> {
-    const rows = await this.k("postmeta").where({ post_id: id }).orderBy("id").select<Array<{ meta_key: string; meta_value: string }>>("meta_key", "meta_value");
+    const rows = await this.k(this.e.tables.postmeta).where({ post_id: id }).orderBy("id").select<Array<{ meta_key: string; meta_value: string }>>("meta_key", "meta_value");
     const out: Record<string, string> = {};
     for (const r of rows) out[r.meta_key] = r.meta_value;
     return out;
@@ -674,7 +677,7 @@ export class Posts implements PostsApi {
     for (const id of toIds) out.set(id, []);
     const wanted = storedIds(toIds);
     if (wanted.length === 0) return out;
-    const rows = await this.k("post_links")
+    const rows = await this.k(this.e.tables.postLinks)
       .where({ relation })
       .whereIn("to_id", wanted)
       .orderBy([{ column: "to_id" }, { column: "from_id" }])
@@ -685,7 +688,7 @@ export class Posts implements PostsApi {
 
   async unlinkAllTo(relation: string, toId: number): Promise<void> {
     if (!isStoredId(toId)) return;
-    await this.k("post_links").where({ relation, to_id: toId }).delete();
+    await this.k(this.e.tables.postLinks).where({ relation, to_id: toId }).delete();
   }
 
   canRead(post: Post, user: CurrentUser | null): boolean {
@@ -715,8 +718,8 @@ export class Posts implements PostsApi {
     // The relations statement needs only the ids: it runs beside the rows'
     // (another pooled connection where there is one) instead of after them.
     const [rows, relationRows] = await Promise.all([
-      selectByShape<JoinedRow>(this.k, shape, unique, () => {
-        const q = this.k("posts as p").whereIn("p.id", unique).select("p.*");
+      selectByShape<JoinedRow>(this.k, this.e.tables, shape, unique, () => {
+        const q = this.k(`${this.e.tables.posts} as p`).whereIn("p.id", unique).select("p.*");
         addFieldJoins(q, joins);
         return q;
       }),
@@ -746,6 +749,7 @@ export class Posts implements PostsApi {
   ): Promise<LoadedPost[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => Number(r.id));
+    noteTagsRead(ids.map(postTag));
     const joinOf = new Map(joins.map((j) => [j.type.name, j]));
     const fieldsByPost = new Map<number, Record<string, FieldValue>>();
     const idsByType = new Map<string, number[]>();
@@ -807,19 +811,19 @@ export class Posts implements PostsApi {
     // Columns: kind, owner post, referenced id, name (taxonomy / relation / meta key), order, meta value, then the term's own columns.
     if (w.meta) {
       branches.push(
-        k("postmeta as m").whereIn("m.post_id", ids).select(k.raw("'m' as kind"), "m.post_id as owner", "m.id as ref", "m.meta_key as name", k.raw("0 as ord"), "m.meta_value as val", ...noTerm()),
+        k(`${this.e.tables.postmeta} as m`).whereIn("m.post_id", ids).select(k.raw("'m' as kind"), "m.post_id as owner", "m.id as ref", "m.meta_key as name", k.raw("0 as ord"), "m.meta_value as val", ...noTerm()),
       );
     }
     if (w.terms) {
-      const q = k("term_relationships as tr")
-        .join("terms as t", "t.id", "tr.term_id")
+      const q = k(`${this.e.tables.termRelationships} as tr`)
+        .join(`${this.e.tables.terms} as t`, "t.id", "tr.term_id")
         .whereIn("tr.object_id", ids)
         .select(k.raw("'t' as kind"), "tr.object_id as owner", "tr.term_id as ref", "t.taxonomy as name", "tr.term_order as ord", k.raw("NULL as val"), ...TERM_COLUMNS.map((c) => `t.${c} as t_${c}`));
       if (onlyTerms) q.whereIn("t.taxonomy", onlyTerms);
       branches.push(q);
     }
     if (w.links) {
-      const q = k("post_links as pl")
+      const q = k(`${this.e.tables.postLinks} as pl`)
         .whereIn("pl.from_id", ids)
         .select(k.raw("'l' as kind"), "pl.from_id as owner", "pl.to_id as ref", "pl.relation as name", "pl.position as ord", k.raw("NULL as val"), ...noTerm());
       if (onlyLinks) q.whereIn("pl.relation", onlyLinks);
@@ -831,7 +835,7 @@ export class Posts implements PostsApi {
     const statement = rest.length === 0 ? first : first.unionAll(rest);
     const shape = `relations\u0000${w.meta ? 1 : 0}${w.terms ? 1 : 0}${w.links ? 1 : 0}\u0000${onlyTerms?.join(",") ?? "*"}\u0000${onlyLinks?.join(",") ?? "*"}\u0000${ids.length}`;
     const bindings: Knex.Value[] = [...(w.meta ? ids : []), ...(w.terms ? [...ids, ...(onlyTerms ?? [])] : []), ...(w.links ? [...ids, ...(onlyLinks ?? [])] : [])];
-    return remember(statement, () => selectByShape<RelationRow>(k, shape, bindings, () => statement), (r) => r.length);
+    return remember(statement, () => selectByShape<RelationRow>(k, this.e.tables, shape, bindings, () => statement), (r) => r.length);
   }
 
   private attachRelations(posts: LoadedPost[], rows: RelationRow[], w: NonNullable<PostQuery["with"]>): void {
@@ -867,6 +871,7 @@ export class Posts implements PostsApi {
         const rec = byId.get(owner)?.termIds;
         if (!rec) continue;
         (rec[String(r.name)] ??= []).push(Number(r.ref));
+        noteTagsRead([termTag(Number(r.ref))]);
         records.get(owner)?.set(Number(r.ref), termOfRelation(r));
       }
       for (const p of posts) loadedTerms.set(p, records.get(p.id) ?? new Map());
@@ -893,13 +898,13 @@ export class Posts implements PostsApi {
 
   // ------------------------------------------------------------------ the query builder
 
-  /** Every constraint of a PostQuery on `posts as p` (and `fields_<type> as f` when a typed field is used). */
+  /** Every constraint of a PostQuery on `<prefix>posts as p` (and `<prefix>fields_<type> as f` when a typed field is used). */
   private async buildQuery(query: PostQuery): Promise<BuiltQuery> {
     const k = this.k;
     const typeNames = [...new Set(Array.isArray(query.type) ? query.type : [query.type])];
     const types = typeNames.map((t) => this.e.registry.postType(t));
     const single = types.length === 1 ? types[0] : null;
-    const qb = k("posts as p").whereIn("p.type", typeNames);
+    const qb = k(`${this.e.tables.posts} as p`).whereIn("p.type", typeNames);
     let joined = false;
     // Typed fields are columns of the single queried type's own table, joined only when used.
     const fieldColumn: FieldColumn = (name) => {
@@ -943,7 +948,7 @@ export class Posts implements PostsApi {
       const words = this.applySearch(qb, query, single, fieldColumn);
       const match = words && (await this.e.hasSearchIndex()) ? trigramMatch(words) : null;
       // Only ever an extra condition next to the exact one, which alone decides what matches.
-      if (match !== null) narrow = (b) => b.whereIn("p.id", k(SEARCH_TABLE).select("rowid").whereRaw("?? MATCH ?", [SEARCH_TABLE, match]));
+      if (match !== null) narrow = (b) => b.whereIn("p.id", k(this.e.tables.postsSearch).select("rowid").whereRaw("?? MATCH ?", [this.e.tables.postsSearch, match]));
     }
     for (const cond of query.tax ?? []) await this.applyTax(qb, cond);
     for (const cond of query.links ?? []) await this.applyLink(qb, cond);
@@ -1070,7 +1075,7 @@ export class Posts implements PostsApi {
       } else {
         // Not a typed field: a post meta key.
         targets.push((w, neg) => (b: Knex.QueryBuilder) => {
-          const sub = k("postmeta as sm").select(k.raw("1")).where("sm.post_id", k.ref("p.id")).where("sm.meta_key", name).where(likeContains(k, "sm.meta_value", w));
+          const sub = k(`${this.e.tables.postmeta} as sm`).select(k.raw("1")).where("sm.post_id", k.ref("p.id")).where("sm.meta_key", name).where(likeContains(k, "sm.meta_value", w));
           if (neg) b.whereNotExists(sub);
           else b.whereExists(sub);
         });
@@ -1137,7 +1142,7 @@ export class Posts implements PostsApi {
     // `p.id IN (posts with the terms)` rather than a correlated EXISTS: the
     // same rows, but the planner may start from the term's posts (a category
     // of 1,000 events among 100,000) instead of testing every post in turn.
-    const carrying = (termIds: number[]): Knex.QueryBuilder => k("term_relationships as tr").select("tr.object_id").whereIn("tr.term_id", termIds);
+    const carrying = (termIds: number[]): Knex.QueryBuilder => k(`${this.e.tables.termRelationships} as tr`).select("tr.object_id").whereIn("tr.term_id", termIds);
     const all = [...new Set(groups.flat())];
     if (operator === "IN") {
       // Unknown terms match nothing (WordPress turns the query into 0 = 1).
@@ -1145,7 +1150,7 @@ export class Posts implements PostsApi {
       else qb.whereIn("p.id", carrying(all));
     } else if (operator === "NOT IN") {
       if (all.length > 0) {
-        qb.whereNotExists(k("term_relationships as tr").select(k.raw("1")).where("tr.object_id", k.ref("p.id")).whereIn("tr.term_id", all));
+        qb.whereNotExists(k(`${this.e.tables.termRelationships} as tr`).select(k.raw("1")).where("tr.object_id", k.ref("p.id")).whereIn("tr.term_id", all));
       }
     } else if (operator === "AND") {
       if (groups.some((g) => g.length === 0)) qb.whereRaw("1 = 0");
@@ -1161,14 +1166,14 @@ export class Posts implements PostsApi {
     // IN (subquery) for the same reason as in applyTax: a venue's events are found from the venue.
     if (cond.to !== undefined) {
       const to = await expand(uniqueInts(cond.to, "link to"));
-      qb.whereIn("p.id", k("post_links as pl").select("pl.from_id").where("pl.relation", cond.relation).whereIn("pl.to_id", to));
+      qb.whereIn("p.id", k(`${this.e.tables.postLinks} as pl`).select("pl.from_id").where("pl.relation", cond.relation).whereIn("pl.to_id", to));
     }
     if (cond.from !== undefined) {
       const from = await expand(uniqueInts(cond.from, "link from"));
-      qb.whereIn("p.id", k("post_links as pl").select("pl.to_id").where("pl.relation", cond.relation).whereIn("pl.from_id", from));
+      qb.whereIn("p.id", k(`${this.e.tables.postLinks} as pl`).select("pl.to_id").where("pl.relation", cond.relation).whereIn("pl.from_id", from));
     }
     if (cond.exists !== undefined) {
-      const sub = k("post_links as pl").select(k.raw("1")).where("pl.from_id", k.ref("p.id")).where("pl.relation", cond.relation);
+      const sub = k(`${this.e.tables.postLinks} as pl`).select(k.raw("1")).where("pl.from_id", k.ref("p.id")).where("pl.relation", cond.relation);
       if (cond.exists) qb.whereExists(sub);
       else qb.whereNotExists(sub);
     }
@@ -1179,9 +1184,9 @@ export class Posts implements PostsApi {
       // post and its fields by primary key. SQLite's CROSS JOIN keeps that
       // order even without planner statistics, which otherwise may walk
       // every published event for each venue (seconds at 100k events).
-      const sub = k("post_links as pl");
-      if (this.e.dialect === "sqlite") sub.crossJoin("posts as lp", "lp.id", "pl.from_id");
-      else sub.join("posts as lp", "lp.id", "pl.from_id");
+      const sub = k(`${this.e.tables.postLinks} as pl`);
+      if (this.e.dialect === "sqlite") sub.crossJoin(`${this.e.tables.posts} as lp`, "lp.id", "pl.from_id");
+      else sub.join(`${this.e.tables.posts} as lp`, "lp.id", "pl.from_id");
       sub.select(k.raw("1")).where("pl.to_id", k.ref("p.id")).where("pl.relation", cond.relation).where("lp.type", byType.name);
       if (by.status) sub.whereIn("lp.status", by.status);
       if (by.visibility) applyVisibility(sub, [byType], by.visibility, "lp");
@@ -1205,8 +1210,8 @@ export class Posts implements PostsApi {
   async translationsOf(ids: number[]): Promise<number[]> {
     ids = storedIds(ids);
     if (ids.length === 0) return [];
-    const groups = this.k("posts").whereIn("id", ids).whereNotNull("translation_group").select("translation_group");
-    const members: number[] = await this.k("posts").whereIn("translation_group", groups).pluck("id");
+    const groups = this.k(this.e.tables.posts).whereIn("id", ids).whereNotNull("translation_group").select("translation_group");
+    const members: number[] = await this.k(this.e.tables.posts).whereIn("translation_group", groups).pluck("id");
     return [...new Set([...ids, ...members.map(Number)])];
   }
 
@@ -1265,7 +1270,7 @@ export class Posts implements PostsApi {
   /** @internal */
   async requireRow(id: number, forUpdate = false): Promise<PostRow> {
     if (!isStoredId(id)) throw new EngineError("not_found", `no post ${id}`, { id });
-    const q = this.k("posts").where({ id });
+    const q = this.k(this.e.tables.posts).where({ id });
     // Row lock against a concurrent update of the same post (SQLite serialises writers anyway).
     if (forUpdate && this.e.inTransaction && this.e.dialect !== "sqlite") q.forUpdate();
     const row: PostRow | undefined = await q.first();
@@ -1310,7 +1315,7 @@ export class Posts implements PostsApi {
     for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
       const candidate = await this.firstFreeSlug(id, type, language, root, n);
       const result = await attemptUnique(this.k, this.e.dialect, (k) =>
-        k("posts").where({ id }).update({ ...extra, slug: candidate.slug, slug_lock: candidate.slug }),
+        k(this.e.tables.posts).where({ id }).update({ ...extra, slug: candidate.slug, slug_lock: candidate.slug }),
       );
       if (result.ok) return candidate.slug;
       n = candidate.n + 1;
@@ -1323,7 +1328,7 @@ export class Posts implements PostsApi {
       const candidates: Array<{ slug: string; n: number }> = [];
       for (let n = start; n < start + SLUG_BATCH; n++) candidates.push({ slug: uniqueSlugCandidate(root, n), n });
       const taken = new Set<string>(
-        await this.k("posts")
+        await this.k(this.e.tables.posts)
           .where({ type, language })
           .whereIn(
             "slug_lock",
@@ -1362,11 +1367,11 @@ export class Posts implements PostsApi {
     for (const key of keys) {
       if (key === "" || key.length > 191) throw new EngineError("invalid_input", `bad meta key: ${key}`);
     }
-    await this.k("postmeta").where({ post_id: id }).whereIn("meta_key", keys).delete();
+    await this.k(this.e.tables.postmeta).where({ post_id: id }).whereIn("meta_key", keys).delete();
     const rows = keys
       .filter((key) => meta[key] !== null && meta[key] !== undefined)
       .map((key) => ({ post_id: id, meta_key: key, meta_value: String(meta[key]) }));
-    if (rows.length > 0) await this.k("postmeta").insert(rows);
+    if (rows.length > 0) await this.k(this.e.tables.postmeta).insert(rows);
   }
 
   /** Replaces the terms of the named taxonomies; returns every term whose count may change. */
@@ -1380,19 +1385,19 @@ export class Posts implements PostsApi {
       }
       const ids = uniqueInts(given, `terms of ${taxName}`);
       if (ids.length > 0) {
-        const found = new Set((await this.k("terms").where({ taxonomy: taxName }).whereIn("id", storedIds(ids)).pluck("id")).map(Number));
+        const found = new Set((await this.k(this.e.tables.terms).where({ taxonomy: taxName }).whereIn("id", storedIds(ids)).pluck("id")).map(Number));
         const missing = ids.filter((t) => !found.has(t));
         if (missing.length > 0) throw new EngineError("invalid_term", `no such ${taxName} terms: ${missing.join(", ")}`, { taxonomy: taxName, terms: missing });
       }
       const old = (
-        await this.k("term_relationships as tr").join("terms as t", "t.id", "tr.term_id").where("tr.object_id", id).where("t.taxonomy", taxName).pluck("tr.term_id")
+        await this.k(`${this.e.tables.termRelationships} as tr`).join(`${this.e.tables.terms} as t`, "t.id", "tr.term_id").where("tr.object_id", id).where("t.taxonomy", taxName).pluck("tr.term_id")
       ).map(Number);
       // The terms whose counts change are locked (in id order) before their
       // relationships are: concurrent writers then queue on the term rows
       // instead of deadlocking between foreign-key locks and the recount.
       await this.e.terms.lockIn([...old, ...ids]);
-      if (old.length > 0) await this.k("term_relationships").where({ object_id: id }).whereIn("term_id", old).delete();
-      if (ids.length > 0) await this.k("term_relationships").insert(ids.map((term_id, i) => ({ object_id: id, term_id, term_order: i })));
+      if (old.length > 0) await this.k(this.e.tables.termRelationships).where({ object_id: id }).whereIn("term_id", old).delete();
+      if (ids.length > 0) await this.k(this.e.tables.termRelationships).insert(ids.map((term_id, i) => ({ object_id: id, term_id, term_order: i })));
       for (const t of old) touched.add(t);
       for (const t of ids) touched.add(t);
     }
@@ -1405,12 +1410,12 @@ export class Posts implements PostsApi {
       if (relation === "" || relation.length > 32) throw new EngineError("invalid_input", `bad link relation: ${relation}`);
       const ids = uniqueInts(given, `links ${relation}`);
       if (ids.length > 0) {
-        const found = new Set((await this.k("posts").whereIn("id", storedIds(ids)).pluck("id")).map(Number));
+        const found = new Set((await this.k(this.e.tables.posts).whereIn("id", storedIds(ids)).pluck("id")).map(Number));
         const missing = ids.filter((t) => !found.has(t));
         if (missing.length > 0) throw new EngineError("invalid_link", `no such posts: ${missing.join(", ")}`, { relation, ids: missing });
       }
-      await this.k("post_links").where({ from_id: id, relation }).delete();
-      if (ids.length > 0) await this.k("post_links").insert(ids.map((to_id, i) => ({ from_id: id, relation, to_id, position: i })));
+      await this.k(this.e.tables.postLinks).where({ from_id: id, relation }).delete();
+      if (ids.length > 0) await this.k(this.e.tables.postLinks).insert(ids.map((to_id, i) => ({ from_id: id, relation, to_id, position: i })));
     }
   }
 
@@ -1431,17 +1436,17 @@ export class Posts implements PostsApi {
   }
 
   private async termIdsOf(id: number): Promise<number[]> {
-    return (await this.k("term_relationships").where({ object_id: id }).pluck("term_id")).map(Number);
+    return (await this.k(this.e.tables.termRelationships).where({ object_id: id }).pluck("term_id")).map(Number);
   }
 
   private async assertUser(id: number): Promise<void> {
-    if (!isStoredId(id) || !(await this.k("users").where({ id }).first("id"))) {
+    if (!isStoredId(id) || !(await this.k(this.e.tables.users).where({ id }).first("id"))) {
       throw new EngineError("invalid_user", `no user ${id}`, { id });
     }
   }
 
   private async assertPostExists(id: number, code: string): Promise<void> {
-    if (!isStoredId(id) || !(await this.k("posts").where({ id }).first("id"))) {
+    if (!isStoredId(id) || !(await this.k(this.e.tables.posts).where({ id }).first("id"))) {
       throw new EngineError(code, `no post ${id}`, { id });
     }
   }
@@ -1452,7 +1457,7 @@ export class Posts implements PostsApi {
     let cursor = parent;
     for (let depth = 0; cursor !== 0 && depth < 1000; depth++) {
       if (cursor === id) throw new EngineError("invalid_parent", "a post cannot be its own ancestor", { id, parent });
-      const row: { parent: number } | undefined = await this.k("posts").where({ id: cursor }).first("parent");
+      const row: { parent: number } | undefined = await this.k(this.e.tables.posts).where({ id: cursor }).first("parent");
       cursor = row ? Number(row.parent) : 0;
     }
   }

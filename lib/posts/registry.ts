@@ -1,3 +1,4 @@
+import { tableNames, type Tables } from "../db/tables";
 import { EngineError } from "../engine-errors";
 import type { TaxonomyConfig } from "../taxonomy/types";
 import { FieldDef, POST_STATUSES, PostStatus, PostTypeConfig } from "./types";
@@ -54,7 +55,7 @@ export interface RegisteredPostType {
   caps: PostTypeCaps;
   statuses: ReadonlySet<PostStatus>;
   fields: Readonly<Record<string, FieldDef>>;
-  /** Name of the typed-field table, or null when the type declares no fields. */
+  /** Name of the typed-field table (`tables.fields(name)`, for queries), or null when the type declares no fields. */
   fieldsTable: string | null;
 }
 
@@ -74,6 +75,9 @@ export const MAX_INDEXED_STRING = 191;
  * globals) so that two engines in one process stay independent.
  */
 export class Registry {
+  /** `tables` names the typed-field tables; the default names are those of a registry used without a database (tests of capabilities). */
+  constructor(private readonly tables: Tables = tableNames()) {}
+
   readonly postTypes = new Map<string, RegisteredPostType>();
   readonly taxonomies = new Map<string, RegisteredTaxonomy>();
   /** Bumped on every registration; capability tables are memoised per version. */
@@ -109,7 +113,7 @@ export class Registry {
       caps: postTypeCaps(config.capabilityType ?? ["post", "posts"]),
       statuses: new Set(statuses),
       fields,
-      fieldsTable: Object.keys(fields).length > 0 ? `fields_${name}` : null,
+      fieldsTable: Object.keys(fields).length > 0 ? this.tables.fields(name) : null,
     });
     this.version++;
   }

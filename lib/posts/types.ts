@@ -9,7 +9,7 @@ export const SLUG_FREE_STATUSES: readonly PostStatus[] = ["draft", "pending", "a
 
 /**
  * A typed field stored as a real column of the post type's own table
- * (`fields_<type>`), so that it can be indexed, filtered and sorted on
+ * (`<prefix>fields_<type>`), so that it can be indexed, filtered and sorted on
  * natively. Anything not declared here goes to post meta.
  */
 export interface FieldDef {

@@ -36,6 +36,13 @@ import type { ComposedResponse } from "./response-cache";
  * - a store file made for another database (every database gets a random
  *   epoch, itself a tag of every answer) or by another version of the code
  *   is emptied when opened.
+ * - only the handler's own 200s are stored (not a refusal or an error that
+ *   `_envelope` wraps in a 200), under a key of what the answer depends on
+ *   (answer-key.ts): parameters the endpoint does not declare make no row.
+ * - the file is bounded (`maxBytes`): when a store makes its answers take
+ *   more, the oldest stored tenth is deleted in one statement. Their pages
+ *   are reused by later answers, so the file stays near the bound; an
+ *   evicted answer is built again (and stored again) when next asked.
  *
  * It lives beside the database, not in it: storing an answer must not count
  * as a change of the data (it would defeat the revision tokens that the
@@ -46,6 +53,8 @@ import type { ComposedResponse } from "./response-cache";
 export interface AnswerStoreOptions {
   /** The SQLite file of stored answers (`:memory:` keeps them for this process only). */
   readonly file: string;
+  /** Bound on the bytes the answers take in the file (default DEFAULT_MAX_BYTES); the oldest stored go first. */
+  readonly maxBytes?: number;
   /** The database's revision token (see lib/db/revision.ts); `null` when none can be had (nothing is stored or reused). */
   revision(): Promise<string | null>;
   /**
@@ -63,19 +72,31 @@ export interface AnswerStoreOptions {
   readonly identity: string;
   readonly logger?: { error(message: string, error?: unknown): void };
   /**
-   * The site's SQLite file, when the site is on SQLite: the store attaches
-   * it and proves an answer in the statement that reads it (no revision
+   * The site's SQLite file, when the site is on SQLite, and its cache-tags
+   * table (lib/db/cache-tags.ts): the store attaches it and proves an answer in the statement that reads it (no revision
    * token, nothing to update afterwards).
    */
-  readonly attach?: string;
+  readonly attach?: { file: string; cacheTags: string };
 }
 
 /** What a build gives the store: the answer and the tags it showed. */
 export interface BuiltAnswer {
   response: ComposedResponse;
+  /** The handler's own 2xx: false for refusals and errors, also where `_envelope` wrapped them in a 200. Only successes are kept. */
+  success: boolean;
   /** `null`: the answer must not be stored (the handler did not name what it shows, or it is private). */
   tags: ReadonlySet<number> | null;
 }
+
+/**
+ * The default bound of a store file: 512 MiB. The store of every public
+ * record of the 100k-event benchmark site, by ID and by slug, takes about
+ * half of it (~1 kB an answer, deflated, with its key and tags), so a large
+ * site keeps all its answers, while no traffic can make the file grow past it.
+ */
+export const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
+/** The share of the stored answers deleted, oldest first, when the bound is passed: eviction runs once per so many stores, not at each. */
+const EVICT_SHARE = 0.1;
 
 interface StoredRow {
   /** Not read where the statement proves the answer itself (SELECT_VALID). */
@@ -124,8 +145,10 @@ CREATE TABLE IF NOT EXISTS stored_answers (
   status INTEGER NOT NULL,
   no_cache INTEGER NOT NULL,
   packing INTEGER NOT NULL,
-  answer BLOB NOT NULL
+  answer BLOB NOT NULL,
+  stored_at INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS stored_answers_age ON stored_answers(stored_at);
 `;
 
 /** The most of an answer kept as the dictionary (deflate looks back 32 kB at most). */
@@ -157,16 +180,20 @@ export function keyId(key: string): number {
  * Bumped when the rows' meaning changes (how ids are derived, what a column
  * holds): a store file written under another format is emptied when opened.
  */
-const STORE_FORMAT = 4;
+const STORE_FORMAT = 5;
 
 /**
  * A stored answer still good under the current tag versions of the attached
  * site database, in one statement: what the tags are now is read in the
  * same snapshot as the answer, so nothing can commit in between.
  */
-const SELECT_VALID = `SELECT status, no_cache, packing, answer FROM stored_answers a WHERE a.id = ? AND a.key = ?
+function selectValid(cacheTags: string): string {
+  // better-sqlite3 cannot bind a name: `cacheTags` is the site's cache-tags table (lib/db/tables.ts admits only letters, digits and `_`).
+  if (!/^[a-z0-9_]+$/.test(cacheTags)) throw new Error(`not a table name: ${cacheTags}`);
+  return `SELECT status, no_cache, packing, answer FROM stored_answers a WHERE a.id = ? AND a.key = ?
   AND NOT EXISTS (SELECT 1 FROM json_each(a.tags) j
-    WHERE coalesce((SELECT t.version FROM site.cache_tags t WHERE t.tag = json_extract(j.value, '$[0]')), 0) <> json_extract(j.value, '$[1]'))`;
+    WHERE coalesce((SELECT t.version FROM site."${cacheTags}" t WHERE t.tag = json_extract(j.value, '$[0]')), 0) <> json_extract(j.value, '$[1]'))`;
+}
 
 /**
  * How long a store write may wait for another process's write to end. The
@@ -191,7 +218,8 @@ type SqliteStatement = import("better-sqlite3").Statement;
 export class AnswerStore {
   private readonly nonce = randomBytes(6).toString("hex");
   private readonly always: readonly number[];
-  private readonly counters = { hits: 0, early: 0, proved: 0, built: 0, stored: 0, skipped: 0 };
+  private readonly counters = { hits: 0, early: 0, proved: 0, built: 0, stored: 0, skipped: 0, evicted: 0 };
+  private readonly maxBytes: number;
   /** The preset dictionary of every answer in the file (see SCHEMA); read when first needed, chosen by the first answer stored. */
   private dictionary: Buffer | undefined;
 
@@ -203,9 +231,16 @@ export class AnswerStore {
     private readonly options: AnswerStoreOptions,
     private readonly dictionarySelect: SqliteStatement = db.prepare("SELECT bytes FROM dictionary WHERE id = 1"),
     private readonly dictionaryInsert: SqliteStatement = db.prepare("INSERT OR IGNORE INTO dictionary(id, bytes) VALUES (1, ?)"),
+    private readonly pageCount: SqliteStatement = db.prepare("SELECT (SELECT page_count FROM pragma_page_count()) - (SELECT freelist_count FROM pragma_freelist_count()) AS pages"),
+    private readonly rowCount: SqliteStatement = db.prepare("SELECT count(*) AS n FROM stored_answers"),
+    private readonly evictOldest: SqliteStatement = db.prepare("DELETE FROM stored_answers WHERE id IN (SELECT id FROM stored_answers ORDER BY stored_at LIMIT ?)"),
   ) {
     this.always = [...new Set(options.always)];
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.pageSize = Number(db.pragma("page_size", { simple: true }));
   }
+
+  private readonly pageSize: number;
 
   static async open(options: AnswerStoreOptions): Promise<AnswerStore> {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -228,11 +263,11 @@ export class AnswerStore {
         })();
       }
       db.exec(ANSWERS_TABLE);
-      if (options.attach !== undefined) db.prepare("ATTACH DATABASE ? AS site").run(options.attach);
+      if (options.attach !== undefined) db.prepare("ATTACH DATABASE ? AS site").run(options.attach.file);
       return new AnswerStore(
         db,
-        db.prepare(options.attach !== undefined ? SELECT_VALID : "SELECT token, tags, status, no_cache, packing, answer FROM stored_answers WHERE id = ? AND key = ?"),
-        db.prepare("INSERT OR REPLACE INTO stored_answers(id, key, token, tags, status, no_cache, packing, answer) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+        db.prepare(options.attach !== undefined ? selectValid(options.attach.cacheTags) : "SELECT token, tags, status, no_cache, packing, answer FROM stored_answers WHERE id = ? AND key = ?"),
+        db.prepare("INSERT OR REPLACE INTO stored_answers(id, key, token, tags, status, no_cache, packing, answer, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
         db.prepare("UPDATE stored_answers SET token = ? WHERE id = ? AND key = ?"),
         options,
       );
@@ -266,9 +301,26 @@ export class AnswerStore {
     return response;
   }
 
-  /** How answers were given since the store opened (tests, diagnostics); `early`: the hits that `peek` gave. */
-  stats(): { hits: number; early: number; proved: number; built: number; stored: number; skipped: number } {
+  /** How answers were given since the store opened (tests, diagnostics); `early`: the hits that `peek` gave; `evicted`: answers deleted at the bound. */
+  stats(): { hits: number; early: number; proved: number; built: number; stored: number; skipped: number; evicted: number } {
     return { ...this.counters };
+  }
+
+  /** Stored answers and the bytes of the file's pages in use (tests, diagnostics). */
+  size(): { answers: number; bytes: number } {
+    return { answers: (this.rowCount.get() as { n: number }).n, bytes: this.usedBytes() };
+  }
+
+  private usedBytes(): number {
+    return (this.pageCount.get() as { pages: number }).pages * this.pageSize;
+  }
+
+  /** Past the bound, the oldest stored share of the answers goes (see the class comment). */
+  private evictPastBound(): void {
+    if (this.usedBytes() <= this.maxBytes) return;
+    const rows = (this.rowCount.get() as { n: number }).n;
+    const evicted = this.evictOldest.run(Math.max(1, Math.ceil(rows * EVICT_SHARE))).changes;
+    this.counters.evicted += evicted;
   }
 
   /**
@@ -314,7 +366,7 @@ export class AnswerStore {
     this.counters.built++;
     const built = await build();
     const { response, tags } = built;
-    if (tags === null || response.status !== 200 || response.noCache) return response;
+    if (tags === null || !built.success || response.status !== 200 || response.noCache) return response;
     const all = [...new Set([...this.always, ...tags])].sort((a, b) => a - b);
     const versions = await this.options.versions(all);
     if ((await this.options.revision()) !== revision) {
@@ -326,7 +378,8 @@ export class AnswerStore {
     const kept = this.options.attach !== undefined ? "" : token;
     const stored = this.write("storing an answer", () => {
       const { packing, answer } = this.pack(response);
-      this.upsert.run(id, key, kept, JSON.stringify(pairs), response.status, response.noCache ? 1 : 0, packing, answer);
+      this.upsert.run(id, key, kept, JSON.stringify(pairs), response.status, response.noCache ? 1 : 0, packing, answer, Date.now());
+      this.evictPastBound();
     });
     if (stored) this.counters.stored++;
     return response;

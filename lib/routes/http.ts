@@ -7,24 +7,21 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
 import { composedHeader, entityTag, ifMatchPasses, noneMatchFinds, notModified, parseTagList, preconditionFailed } from "./conditional";
 import { RestError, internalServerError, isRestError } from "./errors";
+import { corsVariesByOrigin } from "./cors";
 import { filterFields, parseFields } from "./fields";
-import { isPlainObject } from "./json";
+import { encodeJson, isPlainObject } from "./json";
 import { decodeBody, parseBracketString, rawQueryString, type BodySources, type ParamMap } from "./params";
 import { normalizeRoutePath } from "./patterns";
 import { dispatch, type Authenticated, type Outcome } from "./pipeline";
 import type { ComposedResponse } from "./response-cache";
 import type { BuiltAnswer } from "./answer-store";
-import { answerKey, sendComposed, sendStoredAnswer } from "./send";
+import { answerKey, declaredOrGlobal } from "./answer-key";
+import { requestQuery, sendComposed, sendStoredAnswer } from "./send";
 import type { RestServer } from "./server";
 import type { WriteGuardSnapshot } from "./types";
 import type { CurrentUser } from "../users/types";
-import { restRouteUrls, restUrls, type RestUrls } from "./urls";
+import type { RestUrls } from "./urls";
 
-/** Headers browsers may read cross-origin: WordPress's pagination trio, calpress's count pair and the ETag (for `If-Match`). */
-export const EXPOSED_HEADERS = "X-WP-Total, X-WP-TotalPages, Link, X-CAL-Total, X-CAL-TotalPages, ETag";
-/** WordPress's list plus the two conditional request headers (not CORS-safelisted: a preflight must allow them). */
-export const ALLOWED_REQUEST_HEADERS = "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, If-Match, If-None-Match";
-export const CORS_METHODS = "OPTIONS, GET, POST, PUT, PATCH, DELETE";
 /** WordPress `wp_get_nocache_headers()`. */
 export const NO_CACHE_HEADERS: Readonly<Record<string, string>> = {
   Expires: "Wed, 11 Jan 1984 05:00:00 GMT",
@@ -85,11 +82,6 @@ interface SendContext {
   headerOverride: boolean;
 }
 
-/** Origins are echoed; anything that is not a plain header token is not. */
-function echoableOrigin(origin: string | undefined): string | undefined {
-  return origin !== undefined && /^[\x21-\x7e]+$/.test(origin) ? origin : undefined;
-}
-
 function serialize(server: RestServer, outcome: Outcome, query: Readonly<ParamMap>): { status: number; headers: Record<string, string>; body: string; contentType?: string } {
   let status = outcome.status;
   let data = outcome.data;
@@ -109,10 +101,10 @@ function serialize(server: RestServer, outcome: Outcome, query: Readonly<ParamMa
       status = 200;
       headers = {};
     }
-    return { status, headers, body: JSON.stringify(data, null, pretty ? 4 : undefined) ?? "null" };
+    return { status, headers, body: encodeJson(data, pretty ? 4 : undefined) };
   } catch (err) {
     server.settings.logger.error("REST response could not be encoded", err);
-    return { status: 500, headers: {}, body: JSON.stringify(internalServerError().toJSON()) };
+    return { status: 500, headers: {}, body: encodeJson(internalServerError().toJSON()) };
   }
 }
 
@@ -126,8 +118,6 @@ function compose(server: RestServer, req: Request, outcome: Outcome, ctx: SendCo
     ["Content-Type", contentType ?? "application/json; charset=UTF-8"],
     ["X-Robots-Tag", "noindex"],
     ["X-Content-Type-Options", "nosniff"],
-    ["Access-Control-Expose-Headers", EXPOSED_HEADERS],
-    ["Access-Control-Allow-Headers", ALLOWED_REQUEST_HEADERS],
   ];
   // One Link header: API discovery first, then the route's own links (pagination next/prev).
   const links = [`<${ctx.urls.root}>; rel="https://api.w.org/"`];
@@ -142,14 +132,12 @@ function compose(server: RestServer, req: Request, outcome: Outcome, ctx: SendCo
   // The tag of what a GET shows (conditional.ts), kept with the answer by the response cache and the answer store.
   if (reading && outcome.status === 200) headers.push(["ETag", entityTag(status, contentType ?? "", routeHeaders, bytes)]);
 
-  // CORS as WordPress `rest_send_cors_headers()`.
-  const origin = echoableOrigin(req.get("origin"));
-  if (origin !== undefined) {
-    headers.push(["Access-Control-Allow-Origin", origin], ["Access-Control-Allow-Methods", CORS_METHODS], ["Access-Control-Allow-Credentials", "true"]);
-  }
-  // What a GET shows depends on the credentials (drafts, Allow) and its CORS headers on the Origin.
-  if (reading) headers.push(["Vary", "Authorization, Origin"]);
-  else if (origin !== undefined) headers.push(["Vary", "Origin"]);
+  // The CORS headers themselves depend on the request alone: `sendComposed`
+  // adds them (cors.ts), so that kept answers serve every Origin.
+  // What a GET shows depends on the credentials (drafts, Allow) and its CORS headers (unless none or `*`) on the Origin.
+  const byOrigin = corsVariesByOrigin(server.settings.cors);
+  if (reading) headers.push(["Vary", byOrigin ? "Authorization, Origin" : "Authorization"]);
+  else if (byOrigin && req.get("origin") !== undefined) headers.push(["Vary", "Origin"]);
 
   // Authenticated answers must not be cached; nor 4xx answers to a header
   // method override, which an intermediary could otherwise cache for the
@@ -299,39 +287,36 @@ async function writePreconditions(
 
 function write(res: Response, response: ComposedResponse, ctx: SendContext): void {
   if (res.headersSent) return;
-  sendComposed(res, readPreconditions(res.req, response, ctx), ctx.realMethod === "HEAD" || ctx.method === "HEAD");
+  sendComposed(res, readPreconditions(res.req, response, ctx), ctx.realMethod === "HEAD" || ctx.method === "HEAD", ctx.server.settings.cors);
 }
 
 /**
- * The response cache's key when this request may be answered from it: a
- * plain GET/HEAD (no override, no body) of an endpoint that opted in.
- * Whether the request is anonymous is decided afterwards, by the authenticator.
+ * Whether this request's answer may come from the response cache or the
+ * answer store: a plain GET/HEAD (no override, no body). Whether it is
+ * anonymous is decided afterwards, by the authenticator, and whether its
+ * endpoint opted in once it is routed.
  */
-function cacheKey(server: RestServer, req: Request, urls: RestUrls, ctx: SendContext, query: ParamMap): string | undefined {
-  if (server.settings.responseCache === undefined && server.answerStore === undefined) return undefined;
-  if ((ctx.realMethod !== "GET" && ctx.realMethod !== "HEAD") || ctx.method !== ctx.realMethod || ctx.headerOverride) return undefined;
-  if (own(query, "_method") !== undefined) return undefined;
+function plainRead(req: Request, ctx: SendContext, query: ParamMap): boolean {
+  if ((ctx.realMethod !== "GET" && ctx.realMethod !== "HEAD") || ctx.method !== ctx.realMethod || ctx.headerOverride) return false;
+  if (own(query, "_method") !== undefined) return false;
   const length = req.headers["content-length"];
-  if ((length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined) return undefined;
-  return answerKey(urls.root, req);
-}
-
-/** Whether the endpoint a request reaches opted into the response cache (asked only when no kept answer matched). */
-function cacheableEndpoint(server: RestServer, rawPath: string, method: string): boolean {
-  return server.match(normalizeRoutePath(rawPath), method).endpoint?.spec.cache === true;
-}
-
-/** Whether the endpoint a request reaches keeps its anonymous answers in the answer store. */
-function storedEndpoint(server: RestServer, rawPath: string, method: string): boolean {
-  return server.match(normalizeRoutePath(rawPath), method).endpoint?.spec.store === true;
+  return (length === undefined || length === "0") && req.headers["transfer-encoding"] === undefined;
 }
 
 /**
- * `peeked`: `sendStoredAnswer` just found no stored answer for this request
- * (the store is not read again for it).
+ * `query`: the request's, parsed. `peeked`: the key under which
+ * `sendStoredAnswer` just found no stored answer (not read again).
  */
-async function handleHttp(server: RestServer, req: Request, res: Response, readBody: BodyReader, rawPath: string, urls: RestUrls, peeked = false): Promise<void> {
-  const query = parseBracketString(rawQueryString(req.originalUrl || req.url));
+async function handleHttp(
+  server: RestServer,
+  req: Request,
+  res: Response,
+  readBody: BodyReader,
+  rawPath: string,
+  urls: RestUrls,
+  query: ParamMap,
+  peeked?: string,
+): Promise<void> {
   const realMethod = req.method.toUpperCase();
   let method = realMethod;
   let headerOverride = false;
@@ -359,14 +344,16 @@ async function handleHttp(server: RestServer, req: Request, res: Response, readB
       outcome = { status: error.httpStatus, data: error.toJSON(), headers: { ...error.headers }, user: null };
     }
     const named = outcome.request?.dependencies;
+    // Only the handler's own success is kept: a refusal or an error (which
+    // `_envelope` wraps in a 200) may end without any tag it named changing.
+    const success = outcome.status >= 200 && outcome.status < 300;
     // An answer that named nothing it shows cannot be proved still good later: it is not stored.
-    return { response: compose(server, req, outcome, ctx), tags: named !== undefined && named.size > 0 ? named : null };
+    return { response: compose(server, req, outcome, ctx), success, tags: success && named !== undefined && named.size > 0 ? named : null };
   };
   const build = async (auth?: Authenticated): Promise<ComposedResponse> => (await run(auth)).response;
   const cache = server.settings.responseCache;
   const store = server.answerStore;
-  const key = cacheKey(server, req, urls, ctx, query);
-  if ((cache === undefined && store === undefined) || key === undefined) {
+  if ((cache === undefined && store === undefined) || !plainRead(req, ctx, query)) {
     write(res, await build(), ctx);
     return;
   }
@@ -382,35 +369,66 @@ async function handleHttp(server: RestServer, req: Request, res: Response, readB
     write(res, await build(auth), ctx);
     return;
   }
+  const path = normalizeRoutePath(rawPath);
   // Stored answers skip the in-memory cache: they are spread over too many
   // URLs to be asked twice in its one second, and proving one costs no more
   // than the memory cache's own revision check. A request carrying a post
   // password gets the unlocked post: never kept on disk.
-  if (store !== undefined && own(query, "password") === undefined && storedEndpoint(server, rawPath, method)) {
-    write(res, await store.answer(key, () => run(null), peeked), ctx);
-    return;
+  if (store !== undefined && own(query, "password") === undefined) {
+    const endpoint = server.match(path, method).endpoint;
+    // Keyed by what the answer depends on: parameters the endpoint does not declare make no row of their own.
+    const key = endpoint?.spec.store === true ? answerKey(urls.root, path, query, declaredOrGlobal(endpoint.args)) : undefined;
+    if (key !== undefined) {
+      write(res, await store.answer(key, () => run(null), key === peeked), ctx);
+      return;
+    }
   }
-  if (cache === undefined) {
+  const key = cache === undefined ? undefined : answerKey(urls.root, path, query);
+  if (cache === undefined || key === undefined) {
     write(res, await build(null), ctx);
     return;
   }
   const answer = await cache.answer(
     // An endpoint may answer by the Accept header (the events list as iCalendar): kept answers are per Accept value.
     `${key}\u0000${req.get("accept") ?? ""}`,
-    () => cacheableEndpoint(server, rawPath, method),
-    () => build(null),
-    (response) => response.status === 200 && !response.noCache,
+    () => server.match(path, method).endpoint?.spec.cache === true,
+    async () => {
+      const built = await run(null);
+      return { response: built.response, keep: built.success && built.response.status === 200 && !built.response.noCache };
+    },
   );
   write(res, answer, ctx);
+}
+
+/**
+ * The URLs of the answer (`RestServer.urlsFor`), or `undefined` when the
+ * request was refused for its Host: then nothing of it is copied anywhere,
+ * not even into the error's headers.
+ */
+function answerUrls(server: RestServer, req: Request, res: Response, via: "router" | "rest_route"): RestUrls | undefined {
+  try {
+    return server.urlsFor(req, via);
+  } catch (err) {
+    if (!(err instanceof RestError)) throw err;
+    const headers: [string, string][] = [
+      ["Content-Type", "application/json; charset=UTF-8"],
+      ["X-Content-Type-Options", "nosniff"],
+      ...Object.entries(NO_CACHE_HEADERS),
+    ];
+    sendComposed(res, { status: err.httpStatus, headers, body: Buffer.from(JSON.stringify(err.toJSON())), noCache: true }, req.method === "HEAD", server.settings.cors);
+    return undefined;
+  }
 }
 
 export function createRestRouter(server: RestServer): Router {
   const router = express.Router();
   const readBody = bodyReader(server.settings.maxBodyBytes);
   router.use((req: Request, res: Response) => {
-    const urls = restUrls(req, { restPrefix: server.settings.restPrefix });
-    const stored = sendStoredAnswer(server, req, res, urls.root);
-    if (stored !== "sent") return handleHttp(server, req, res, readBody, req.path, urls, stored === "missed");
+    const urls = answerUrls(server, req, res, "router");
+    if (urls === undefined) return;
+    const query = requestQuery(req);
+    const stored = sendStoredAnswer(server, req, res, urls.root, req.path, query);
+    if (!stored.sent) return handleHttp(server, req, res, readBody, req.path, urls, query, stored.key);
   });
   return router;
 }
@@ -430,8 +448,11 @@ export function createRestRouteMiddleware(server: RestServer): RequestHandler {
       next();
       return;
     }
-    const urls = restRouteUrls(req, { restPrefix: server.settings.restPrefix });
-    const stored = sendStoredAnswer(server, req, res, urls.root);
-    if (stored !== "sent") void handleHttp(server, req, res, readBody, route === "" ? "/" : route, urls, stored === "missed");
+    const urls = answerUrls(server, req, res, "rest_route");
+    if (urls === undefined) return;
+    const query = requestQuery(req);
+    const rawPath = route === "" ? "/" : route;
+    const stored = sendStoredAnswer(server, req, res, urls.root, rawPath, query);
+    if (!stored.sent) void handleHttp(server, req, res, readBody, rawPath, urls, query, stored.key);
   };
 }

@@ -28,6 +28,7 @@ export {
 export { basicCredentials, LoginLimiter, type BasicCredentials, type LoginLimiterOptions } from "./auth";
 export { describeRoute, describeRoutes, type ArgDescription, type EndpointDescription, type RouteDescription } from "./describe";
 export type { SiteIndex, NamespaceIndex } from "./index-routes";
-export { EXPOSED_HEADERS, ALLOWED_REQUEST_HEADERS, NO_CACHE_HEADERS } from "./http";
+export { NO_CACHE_HEADERS } from "./http";
+export { EXPOSED_HEADERS, ALLOWED_REQUEST_HEADERS, CORS_METHODS, corsHeaders, corsPolicy, type CorsOptions, type CorsPolicy } from "./cors";
 export { isWpBoolean, isWpInteger, isNumeric, wpParseList, englishList } from "./coerce";
 export type { JsonValue, JsonObject, JsonPrimitive } from "./json";

@@ -19,3 +19,16 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 export function isAbsent(value: unknown): value is null | undefined {
   return value === null || value === undefined;
 }
+
+/**
+ * JSON text of an answer, safe to paste into an HTML `<script>` element:
+ * `</` is written `<\/` (as WordPress's wp_json_encode() does) and `<!--`
+ * as `\u003c!--`, so no string in it can end the element or switch the
+ * HTML parser into its escaped state. Both forms decode to the same value,
+ * and outside strings JSON has no `<`. Every JSON answer is encoded here,
+ * before its ETag is computed and before it is kept or stored.
+ */
+export function encodeJson(value: unknown, indent?: number): string {
+  const text = JSON.stringify(value, null, indent) ?? "null";
+  return text.includes("<") ? text.replace(/<\/|<!--/g, (m) => (m === "</" ? "<\\/" : "\\u003c!--")) : text;
+}

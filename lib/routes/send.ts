@@ -4,7 +4,11 @@
  * sent before the request is parsed, routed or authenticated.
  */
 import type { Request, Response } from "express";
+import { answerKey } from "./answer-key";
 import { composedHeader, noneMatchFinds, notModified, parseTagList } from "./conditional";
+import { corsHeaders, type CorsPolicy } from "./cors";
+import { parseBracketString, rawQueryString, type ParamMap } from "./params";
+import { normalizeRoutePath } from "./patterns";
 import type { ComposedResponse } from "./response-cache";
 import type { RestServer } from "./server";
 
@@ -49,10 +53,15 @@ export function mergeVary(existing: number | string | string[] | undefined, adde
  * a host middleware set earlier stay unless the answer names them too
  * (Node merges them, ours win), except `Vary`, which is merged (a
  * compression middleware's `Accept-Encoding` must stay).
+ *
+ * The CORS headers of this request are added here, to every answer: they
+ * depend on the request alone, so kept answers (response cache, answer
+ * store) are kept without them, one per URL rather than one per Origin.
  */
-export function sendComposed(res: Response, response: ComposedResponse, headOnly: boolean): void {
+export function sendComposed(res: Response, response: ComposedResponse, headOnly: boolean, policy: CorsPolicy): void {
   if (res.headersSent) return;
-  const flat = flatten(response.headers, res.hasHeader("vary") ? res.getHeader("vary") : undefined);
+  const cors = corsHeaders(policy, res.req);
+  const flat = flatten(cors.length === 0 ? response.headers : [...response.headers, ...cors], res.hasHeader("vary") ? res.getHeader("vary") : undefined);
   if (response.noCache) res.removeHeader("Last-Modified");
   const body = response.body;
   // 204 and 304 have no body, nor a Content-Length.
@@ -68,13 +77,18 @@ export function sendComposed(res: Response, response: ComposedResponse, headOnly
   else res.end(body);
 }
 
-/** The answer store's and the response cache's key: REST root (scheme and host are in every URL of a record), the URL as sent, the Origin (CORS headers). */
-export function answerKey(root: string, req: Request): string {
-  return `${root}\u0000${req.originalUrl || req.url}\u0000${req.headers.origin ?? ""}`;
+/** The query of a request as sent (parsed only when there is one: most stored reads have none). */
+export function requestQuery(req: Request): ParamMap {
+  const url = req.originalUrl || req.url;
+  return url.includes("?") ? parseBracketString(rawQueryString(url)) : {};
 }
 
-/** What `sendStoredAnswer` did: sent the stored answer, found none for a request it could have answered, or could not answer this request. */
-export type StoredSend = "sent" | "missed" | "not-eligible";
+/**
+ * What `sendStoredAnswer` did: sent the stored answer; found none under the
+ * key it could compute (`key`, which the usual path need not read again);
+ * or could not answer this request.
+ */
+export type StoredSend = { readonly sent: true } | { readonly sent: false; readonly key?: string };
 
 /**
  * Sends the stored answer of an anonymous plain GET/HEAD when the store has
@@ -85,28 +99,33 @@ export type StoredSend = "sent" | "missed" | "not-eligible";
  * endpoint stores its answers; for a stored single event that work cost as
  * much as reading and proving the answer. None of it is needed to find out
  * that there is nothing to do: a row for this exact key exists only if the
- * usual path stored it, i.e. the same URL (so the same query: no `password`,
- * no `_method`) reached an endpoint with `store: true` anonymously. What
+ * usual path stored it, i.e. the same path and query (answer-key.ts: every
+ * parameter of this request is one the answer depends on, none is
+ * `password` or `_method`) reached an endpoint with `store: true`
+ * anonymously. What
  * remains to be checked here is what is not in the key: the method, no body,
  * no method override header, no credentials (`isAnonymous`, which must be
  * sure: an unsure request takes the usual path) and `If-Match` (left to the
  * usual path, which answers 412s). `If-None-Match` is answered here.
  */
-export function sendStoredAnswer(server: RestServer, req: Request, res: Response, root: string): StoredSend {
+export function sendStoredAnswer(server: RestServer, req: Request, res: Response, root: string, rawPath: string, query: ParamMap = requestQuery(req)): StoredSend {
   const store = server.answerStore;
   const anonymous = server.settings.isAnonymous;
-  if (store === undefined || anonymous === undefined || !store.synchronous) return "not-eligible";
+  const none = { sent: false } as const;
+  if (store === undefined || anonymous === undefined || !store.synchronous) return none;
   const method = req.method;
-  if (method !== "GET" && method !== "HEAD") return "not-eligible";
+  if (method !== "GET" && method !== "HEAD") return none;
   const headers = req.headers;
-  if (headers["x-http-method-override"] !== undefined || headers["if-match"] !== undefined || headers["transfer-encoding"] !== undefined) return "not-eligible";
+  if (headers["x-http-method-override"] !== undefined || headers["if-match"] !== undefined || headers["transfer-encoding"] !== undefined) return none;
   const length = headers["content-length"];
-  if (length !== undefined && length !== "0") return "not-eligible";
-  if (!anonymous(req)) return "not-eligible";
-  const stored = store.peek(answerKey(root, req));
-  if (stored === undefined) return "missed";
+  if (length !== undefined && length !== "0") return none;
+  if (!anonymous(req)) return none;
+  const key = answerKey(root, normalizeRoutePath(rawPath), query);
+  if (key === undefined) return none;
+  const stored = store.peek(key);
+  if (stored === undefined) return { sent: false, key };
   const ifNoneMatch = parseTagList(headers["if-none-match"]);
   const response = ifNoneMatch !== undefined && stored.status === 200 && noneMatchFinds(ifNoneMatch, composedHeader(stored, "ETag")) ? notModified(stored) : stored;
-  sendComposed(res, response, method === "HEAD");
-  return "sent";
+  sendComposed(res, response, method === "HEAD", server.settings.cors);
+  return { sent: true };
 }

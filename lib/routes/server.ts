@@ -11,6 +11,7 @@ import { namespaceIndexArgs, namespaceIndexEndpoint, siteIndexEndpoint } from ".
 import type { ParamMap } from "./params";
 import { compilePattern, joinRoute, type RoutePattern } from "./patterns";
 import { ResponseCache } from "./response-cache";
+import { corsPolicy, type CorsPolicy } from "./cors";
 import type { AnswerStore } from "./answer-store";
 import { compileTypedArgs, createAjv, type TypedArgsValidator } from "./schema-validator";
 import {
@@ -26,7 +27,8 @@ import {
   type WriteGuards,
   type RouteOptions,
 } from "./types";
-import { DEFAULT_REST_PREFIX, normalizePrefix } from "./urls";
+import { DEFAULT_REST_PREFIX, normalizePrefix, restRouteUrls, restUrls, siteRestUrls, type RestUrls } from "./urls";
+import { parseSiteUrl } from "../format/site-url";
 
 export interface CompiledEndpoint {
   readonly spec: RestEndpoint;
@@ -65,6 +67,8 @@ export interface ServerSettings {
   readonly logger: RestLogger;
   readonly responseCache: ResponseCache | undefined;
   readonly writeGuards: WriteGuards | undefined;
+  /** Which origins get CORS headers (cors.ts). */
+  readonly cors: CorsPolicy;
 }
 
 interface RegisteredEndpoint {
@@ -108,6 +112,8 @@ export class RestServer {
   private readonly routes: TableRoute[] = [];
   private readonly namespaces: string[] = [];
   private readonly globalArgs: GlobalArgs[] = [];
+  /** The URLs of every answer when a site URL is set (they never depend on the request). */
+  private siteUrls: RestUrls | undefined;
 
   constructor(options: RestServerOptions = {}) {
     this.settings = {
@@ -119,8 +125,10 @@ export class RestServer {
       logger: options.logger ?? { error: (message, error) => console.error(message, error) },
       responseCache: options.responseCache ? new ResponseCache(options.responseCache) : undefined,
       writeGuards: options.writeGuards,
+      cors: corsPolicy(options.cors),
     };
     this.answerStore = options.answerStore;
+    this.siteUrl = options.siteUrl;
     this.addRoute("", "/", "site-index", [{ spec: siteIndexEndpoint(this), commonArgs: {} }]);
     // Second in the table, outside every namespace, as WordPress registers it in its server's constructor.
     this.addRoute("", BATCH_ROUTE, "route", [{ spec: batchEndpoint(this), commonArgs: {} }]);
@@ -209,6 +217,33 @@ export class RestServer {
       if (endpoint) return { route, endpoint, pathParams };
     }
     return first ?? { pathParams: {} };
+  }
+
+  /**
+   * The site URL every generated URL is built from (`https://example.org/calendar`,
+   * normalized by `parseSiteUrl`, which throws for anything but an absolute
+   * http(s) URL), or `undefined`: URLs follow each request (`requestOrigin`).
+   * Set it before serving.
+   */
+  get siteUrl(): string | undefined {
+    return this.siteUrls?.home;
+  }
+
+  set siteUrl(value: string | undefined) {
+    this.siteUrls = value === undefined ? undefined : siteRestUrls(parseSiteUrl(value), this.settings.restPrefix);
+  }
+
+  /**
+   * The URLs of the answer to `req`, reached through the router (`via:
+   * "router"`) or `?rest_route=`: the site URL's, else the request's. Their
+   * `root` is the one base every URL of the answer is built from. Throws a
+   * 400 RestError for a request whose Host cannot be used (only when no site
+   * URL is set).
+   */
+  urlsFor(req: ExpressRequest, via: "router" | "rest_route"): RestUrls {
+    if (this.siteUrls !== undefined) return this.siteUrls;
+    const source = { restPrefix: this.settings.restPrefix };
+    return via === "router" ? restUrls(req, source) : restRouteUrls(req, source);
   }
 
   /** An Express router to mount at the REST prefix: `app.use("/wp-json", server.router())`. */

@@ -10,6 +10,7 @@ import type { JsonObject, JsonValue } from "./json";
 import type { RestRequest } from "./request";
 import type { ResponseCacheOptions } from "./response-cache";
 import type { AnswerStore } from "./answer-store";
+import type { CorsOptions } from "./cors";
 
 // ---------------------------------------------------------------- methods
 
@@ -163,7 +164,9 @@ export interface RestEndpoint<P extends object = Record<string, unknown>> {
    * (`RestServerOptions.answerStore`, lib/routes/answer-store.ts) and reused
    * while the cache tags the handler named (`RestRequest.dependsOn`) keep
    * their versions. For handlers whose answer depends on nothing but the
-   * URL and the tagged data (not the clock).
+   * path, the declared args, the global parameters (`ANSWER_PARAMS`,
+   * lib/routes/answer-key.ts) and the tagged data (not the clock): other
+   * parameters are no part of the key. Only the handler's own 2xx is kept.
    */
   readonly store?: boolean;
   /**
@@ -220,7 +223,7 @@ export interface RestServerOptions {
    * there is no `authenticate`, otherwise never known.
    */
   readonly isAnonymous?: (req: ExpressRequest) => boolean;
-  /** Missing members default to: name/description `""`, url/home the request's home URL, UTC. */
+  /** Missing members default to: name/description `""`, url/home the site home URL (`RestUrls.home`), UTC. */
   readonly siteInfo?: (req: RestRequest) => Partial<SiteInfo> | Promise<Partial<SiteInfo>>;
   /**
    * The REST prefix (default `/wp-json`). The router may be mounted anywhere;
@@ -228,6 +231,14 @@ export interface RestServerOptions {
    * used for `?rest_route=` requests.
    */
   readonly restPrefix?: string;
+  /**
+   * The site's public URL (`https://example.org` or with a path,
+   * `https://example.org/calendar`): the only source of the scheme, host,
+   * port and path of every generated URL; the router is then mounted at
+   * `<its path><restPrefix>`. Default: URLs follow each request (a Host that
+   * is not a valid `host[:port]` gets 400).
+   */
+  readonly siteUrl?: string;
   /** Request bodies above this size get 413 `rest_request_too_large` (default 1 MiB). */
   readonly maxBodyBytes?: number;
   /** Where unexpected exceptions go (default: console.error). */
@@ -242,6 +253,8 @@ export interface RestServerOptions {
    * steps; a write committed in between goes unnoticed).
    */
   readonly writeGuards?: WriteGuards;
+  /** CORS headers (cors.ts): default WordPress's, every Origin echoed with credentials; `false`: none. */
+  readonly cors?: CorsOptions | false;
 }
 
 /**

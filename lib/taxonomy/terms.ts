@@ -4,6 +4,8 @@ import type { Knex } from "knex";
 import type { Engine } from "../engine";
 import type { TermsApi } from "../engine-api";
 import { isStoredId, storedIds } from "../db/ids";
+import { termTag } from "../db/cache-tags";
+import { noteTagsRead } from "../db/tag-audit";
 import { assertNoNul, EngineError, hasNul } from "../engine-errors";
 import { sanitizeTitle, uniqueSlugCandidate } from "../format/slug";
 import type { RegisteredTaxonomy } from "../posts/registry";
@@ -129,19 +131,19 @@ export class Terms implements TermsApi {
     if (slug === "") {
       // wp_insert_term: a name that gives no slug gets the term id as slug,
       // known only after the insert; a random placeholder keeps the unique index happy meanwhile.
-      const id = await insertReturningId(this.k, this.e.dialect, "terms", { ...row, slug: `-${randomUUID()}` });
+      const id = await insertReturningId(this.k, this.e.dialect, this.e.tables.terms, { ...row, slug: `-${randomUUID()}` });
       const final = await this.uniqueSlug(tax, language, String(id), parent, id);
       const group = row.translation_group ?? id;
-      await this.k("terms").where({ id }).update({ slug: final.slug, translation_group: group });
+      await this.k(this.e.tables.terms).where({ id }).update({ slug: final.slug, translation_group: group });
       return rowToTerm({ ...row, id, slug: final.slug, translation_group: group });
     }
     let candidate = await this.uniqueSlug(tax, language, slug, parent, null);
     for (let attempt = 0; ; attempt++) {
       const c = candidate;
-      const result = await attemptUnique(this.k, this.e.dialect, (k) => insertReturningId(k, this.e.dialect, "terms", { ...row, slug: c.slug }));
+      const result = await attemptUnique(this.k, this.e.dialect, (k) => insertReturningId(k, this.e.dialect, this.e.tables.terms, { ...row, slug: c.slug }));
       if (result.ok) {
         const id = result.value;
-        if (row.translation_group === null) await this.k("terms").where({ id }).update({ translation_group: id });
+        if (row.translation_group === null) await this.k(this.e.tables.terms).where({ id }).update({ translation_group: id });
         return rowToTerm({ ...row, id, slug: c.slug, translation_group: row.translation_group ?? id });
       }
       // A concurrent insert took the slug. When that is the same term (this
@@ -192,7 +194,7 @@ export class Terms implements TermsApi {
       changes.slug = (await this.uniqueSlug(tax, language, cur.slug, parent, id)).slug;
     }
     if (Object.keys(changes).length > 0) {
-      const result = await attemptUnique(this.k, this.e.dialect, (k) => k("terms").where({ id }).update(changes));
+      const result = await attemptUnique(this.k, this.e.dialect, (k) => k(this.e.tables.terms).where({ id }).update(changes));
       if (!result.ok) throw new EngineError("duplicate_term_slug", `The slug "${changes.slug ?? cur.slug}" is already in use by another term.`, { slug: changes.slug ?? cur.slug });
     }
     const updated = rowToTerm({ ...cur, ...changes });
@@ -204,9 +206,9 @@ export class Terms implements TermsApi {
   async deleteIn(id: number): Promise<Term> {
     const cur = await this.requireRow(id);
     // wp_delete_term: children move up to the deleted term's parent.
-    await this.k("terms").where({ taxonomy: cur.taxonomy, parent: id }).update({ parent: cur.parent });
-    await this.k("term_relationships").where({ term_id: id }).delete();
-    await this.k("terms").where({ id }).delete();
+    await this.k(this.e.tables.terms).where({ taxonomy: cur.taxonomy, parent: id }).update({ parent: cur.parent });
+    await this.k(this.e.tables.termRelationships).where({ term_id: id }).delete();
+    await this.k(this.e.tables.terms).where({ id }).delete();
     const deleted = rowToTerm(cur);
     this.e.recordChange(termChange("deleted", deleted, this.e.now()));
     return deleted;
@@ -224,7 +226,7 @@ export class Terms implements TermsApi {
   async lockIn(termIds: number[]): Promise<number[]> {
     const ids = [...new Set(storedIds(termIds.map(Number)))].sort((a, b) => a - b);
     if (ids.length === 0 || !this.e.inTransaction || this.e.dialect === "sqlite") return ids;
-    const q = this.k("terms").whereIn("id", ids).orderBy("id").select("id");
+    const q = this.k(this.e.tables.terms).whereIn("id", ids).orderBy("id").select("id");
     if (this.e.dialect === "postgres") q.forNoKeyUpdate();
     else q.forUpdate();
     await q;
@@ -250,20 +252,21 @@ export class Terms implements TermsApi {
     const ids = await this.lockIn(termIds);
     if (ids.length === 0) return;
     const k = this.k;
-    await k("terms")
+    await k(this.e.tables.terms)
       .whereIn("id", ids)
       .update({
-        count: k("term_relationships as tr")
-          .join("posts as p", "p.id", "tr.object_id")
+        count: k(`${this.e.tables.termRelationships} as tr`)
+          .join(`${this.e.tables.posts} as p`, "p.id", "tr.object_id")
           .where("p.status", "publish")
-          .where("tr.term_id", k.ref("terms.id"))
+          .where("tr.term_id", k.ref(`${this.e.tables.terms}.id`))
           .count("*"),
       });
   }
 
   async get(id: number): Promise<Term | undefined> {
     if (!isStoredId(id)) return undefined;
-    const row: TermRow | undefined = await this.k("terms").where({ id }).first();
+    const row: TermRow | undefined = await this.k(this.e.tables.terms).where({ id }).first();
+    if (row) noteTagsRead([termTag(Number(row.id))]);
     return row ? rowToTerm(row) : undefined;
   }
 
@@ -271,8 +274,9 @@ export class Terms implements TermsApi {
     const out = new Map<number, Term>();
     const wanted = [...new Set(storedIds(ids))];
     if (wanted.length === 0) return out;
-    const rows: TermRow[] = await this.k("terms").whereIn("id", wanted).select("*");
+    const rows: TermRow[] = await this.k(this.e.tables.terms).whereIn("id", wanted).select("*");
     for (const r of rows) out.set(Number(r.id), rowToTerm(r));
+    noteTagsRead([...out.keys()].map(termTag));
     return out;
   }
 
@@ -280,10 +284,11 @@ export class Terms implements TermsApi {
   async bySlug(taxonomy: string, slug: string, language?: string): Promise<Term | undefined> {
     // No stored term holds U+0000 (engine-errors hasNul): nothing to look up.
     if (hasNul(slug)) return undefined;
-    const base = (): Knex.QueryBuilder => this.k("terms").where({ taxonomy, slug });
+    const base = (): Knex.QueryBuilder => this.k(this.e.tables.terms).where({ taxonomy, slug });
     let row: TermRow | undefined;
     if (language !== undefined) row = await base().where({ language }).orderBy("id").first();
     if (!row) row = await base().orderBy("id").first();
+    if (row) noteTagsRead([termTag(Number(row.id))]);
     return row ? rowToTerm(row) : undefined;
   }
 
@@ -292,7 +297,7 @@ export class Terms implements TermsApi {
     const trimmed = name.trim();
     if (hasNul(trimmed)) return undefined;
     const base = (): Knex.QueryBuilder => {
-      const q = this.k("terms")
+      const q = this.k(this.e.tables.terms)
         .where({ taxonomy })
         .where((b) => b.where("name", trimmed).orWhereRaw("LOWER(??) = LOWER(?)", ["name", trimmed]));
       if (parent !== undefined) q.where({ parent });
@@ -307,7 +312,7 @@ export class Terms implements TermsApi {
   async find(query: TermQuery): Promise<TermPage> {
     const k = this.k;
     this.e.registry.taxonomy(query.taxonomy);
-    const qb = k("terms as t").where("t.taxonomy", query.taxonomy);
+    const qb = k(`${this.e.tables.terms} as t`).where("t.taxonomy", query.taxonomy);
     // Ids past the column range can match nothing (db/ids.ts); an `include` of only such ids is `IN ()`, i.e. 1 = 0.
     if (query.include) qb.whereIn("t.id", storedIds(query.include));
     const excluded = storedIds(query.exclude ?? []);
@@ -323,7 +328,7 @@ export class Terms implements TermsApi {
     if (query.parent !== undefined) qb.where("t.parent", query.parent);
     if (query.post !== undefined) {
       const post = query.post;
-      if (isStoredId(post)) qb.join("term_relationships as tr", (j) => j.on("tr.term_id", "=", "t.id").andOnVal("tr.object_id", "=", post));
+      if (isStoredId(post)) qb.join(`${this.e.tables.termRelationships} as tr`, (j) => j.on("tr.term_id", "=", "t.id").andOnVal("tr.object_id", "=", post));
       else qb.whereRaw("1 = 0");
     }
     if (query.hideEmpty) qb.where("t.count", ">", 0);
@@ -389,12 +394,12 @@ export class Terms implements TermsApi {
     if (stored.length === 0) return ids.map(() => []);
     const k = this.k;
     // The given terms and, for translations, every term of their groups: one statement.
-    const rows: Array<{ id: number; translation_group: number | null }> = await k("terms")
+    const rows: Array<{ id: number; translation_group: number | null }> = await k(this.e.tables.terms)
       .where({ taxonomy })
       .where((b) => {
         b.whereIn("id", stored);
         if (opts.translations) {
-          b.orWhereIn("translation_group", k("terms").select("translation_group").where({ taxonomy }).whereIn("id", stored).whereNotNull("translation_group"));
+          b.orWhereIn("translation_group", k(this.e.tables.terms).select("translation_group").where({ taxonomy }).whereIn("id", stored).whereNotNull("translation_group"));
         }
       })
       .select("id", "translation_group");
@@ -420,7 +425,7 @@ export class Terms implements TermsApi {
       groups.forEach((g, i) => g.forEach((t) => (owners.get(t) ?? owners.set(t, new Set()).get(t)!).add(i)));
       let frontier = [...owners.keys()];
       for (let depth = 0; frontier.length > 0 && depth < MAX_DEPTH; depth++) {
-        const children: Array<{ id: number; parent: number }> = await k("terms").where({ taxonomy }).whereIn("parent", frontier).select("id", "parent");
+        const children: Array<{ id: number; parent: number }> = await k(this.e.tables.terms).where({ taxonomy }).whereIn("parent", frontier).select("id", "parent");
         const next: number[] = [];
         for (const c of children) {
           const cid = Number(c.id);
@@ -441,7 +446,7 @@ export class Terms implements TermsApi {
   // ------------------------------------------------------------------ helpers
 
   private async requireRow(id: number): Promise<TermRow> {
-    const row: TermRow | undefined = isStoredId(id) ? await this.k("terms").where({ id }).first() : undefined;
+    const row: TermRow | undefined = isStoredId(id) ? await this.k(this.e.tables.terms).where({ id }).first() : undefined;
     if (!row) throw new EngineError("not_found", `no term ${id}`, { id });
     return row;
   }
@@ -462,7 +467,7 @@ export class Terms implements TermsApi {
     let cursor = parent;
     for (let depth = 0; cursor !== 0; depth++) {
       if (self !== null && cursor === self) throw new EngineError("invalid_parent", "A term cannot be its own ancestor.", { parent });
-      const row: { parent: number; taxonomy: string } | undefined = await this.k("terms").where({ id: cursor }).first("parent", "taxonomy");
+      const row: { parent: number; taxonomy: string } | undefined = await this.k(this.e.tables.terms).where({ id: cursor }).first("parent", "taxonomy");
       if (!row || row.taxonomy !== tax.name) {
         if (cursor === parent) throw new EngineError("invalid_parent", `no ${tax.name} term ${parent}`, { parent });
         break;
@@ -475,7 +480,7 @@ export class Terms implements TermsApi {
 
   /** Another term with that name (case-insensitive) under the same parent and language. */
   private async sibling(taxonomy: string, language: string, parent: number, name: string, exclude: number | null): Promise<TermRow | undefined> {
-    const q = this.k("terms")
+    const q = this.k(this.e.tables.terms)
       .where({ taxonomy, language, parent })
       .where((b) => b.where("name", name).orWhereRaw("LOWER(??) = LOWER(?)", ["name", name]))
       .orderBy("id");
@@ -492,14 +497,14 @@ export class Terms implements TermsApi {
    * sees the latest committed row.
    */
   private async committedSlugHolder(taxonomy: string, language: string, slug: string): Promise<TermRow | undefined> {
-    const q = this.k("terms").where({ taxonomy, language, slug });
+    const q = this.k(this.e.tables.terms).where({ taxonomy, language, slug });
     if (this.e.dialect === "mysql" && this.e.inTransaction) q.forShare();
     const row: TermRow | undefined = await q.first();
     return row;
   }
 
   private async slugHolder(taxonomy: string, language: string, slug: string, exclude: number | null): Promise<number | undefined> {
-    const q = this.k("terms").where({ taxonomy, language, slug });
+    const q = this.k(this.e.tables.terms).where({ taxonomy, language, slug });
     if (exclude !== null) q.whereNot("id", exclude);
     const row: { id: number } | undefined = await q.first("id");
     return row ? Number(row.id) : undefined;
@@ -516,7 +521,7 @@ export class Terms implements TermsApi {
     if (tax.config.hierarchical && parent) {
       let cursor = parent;
       for (let depth = 0; cursor !== 0 && depth < MAX_DEPTH; depth++) {
-        const p: TermRow | undefined = await this.k("terms").where({ id: cursor }).first();
+        const p: TermRow | undefined = await this.k(this.e.tables.terms).where({ id: cursor }).first();
         if (!p) break;
         const extended = `${root}-${p.slug}`;
         if (Buffer.byteLength(extended) > MAX_SLUG_BYTES) break;
@@ -532,7 +537,7 @@ export class Terms implements TermsApi {
     for (let start = from; ; start += SLUG_BATCH) {
       const candidates: Array<{ slug: string; n: number }> = [];
       for (let n = start; n < start + SLUG_BATCH; n++) candidates.push({ slug: uniqueSlugCandidate(root, n), n });
-      const q = this.k("terms").where({ taxonomy, language }).whereIn(
+      const q = this.k(this.e.tables.terms).where({ taxonomy, language }).whereIn(
         "slug",
         candidates.map((c) => c.slug),
       );

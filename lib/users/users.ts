@@ -6,6 +6,7 @@ import { assertNoNul, EngineError, hasNul, isUniqueViolation } from "../engine-e
 import { formatUtc, utcMillis } from "../posts/dates";
 import { insertReturningId } from "../posts/sql";
 import { roleCan } from "./capabilities";
+import { createNonce, verifyNonce } from "./nonce";
 import { CapabilityObject, CurrentUser, ROLE_NAMES, RoleName } from "./types";
 
 /** The per-site HMAC key of application passwords (created on first use). */
@@ -112,7 +113,11 @@ class StoredUser implements CurrentUser {
 }
 
 export class Users implements UsersApi {
-  constructor(private readonly e: Engine) {}
+  /** `secret`: see `EngineOptions.secret`. */
+  constructor(
+    private readonly e: Engine,
+    private readonly secret?: string,
+  ) {}
 
   async create(input: { login: string; role: RoleName; email?: string; displayName?: string; password?: string }): Promise<UserRecord> {
     const login = input.login.trim();
@@ -122,14 +127,14 @@ export class Users implements UsersApi {
     assertNoNul({ login, email, display_name: input.displayName });
     const passwordHash = input.password !== undefined && input.password !== "" ? await hashLoginPassword(input.password) : null;
     return this.e.write(async (tx) => {
-      if (await tx.knex("users").where({ login }).first("id")) throw new EngineError("existing_user_login", `login ${login} is taken`);
-      if (email !== "" && (await tx.knex("users").where({ email }).first("id"))) {
+      if (await tx.knex(tx.tables.users).where({ login }).first("id")) throw new EngineError("existing_user_login", `login ${login} is taken`);
+      if (email !== "" && (await tx.knex(tx.tables.users).where({ email }).first("id"))) {
         throw new EngineError("existing_user_email", `e-mail ${email} is taken`);
       }
       const row = { login, email, display_name: input.displayName ?? login, role, password_hash: passwordHash, registered: formatUtc(tx.now()) };
       let id: number;
       try {
-        id = await insertReturningId(tx.knex, tx.dialect, "users", row);
+        id = await insertReturningId(tx.knex, tx.dialect, this.e.tables.users, row);
       } catch (err) {
         // Lost a race with another creator of the same login.
         if (isUniqueViolation(err)) throw new EngineError("existing_user_login", `login ${login} is taken`);
@@ -141,7 +146,7 @@ export class Users implements UsersApi {
 
   async ensure(input: { login: string; role: RoleName; email?: string; displayName?: string }): Promise<UserRecord> {
     const role = checkRole(input.role);
-    const existing = await this.e.knex("users").where({ login: input.login.trim() }).first<UserRow | undefined>();
+    const existing = await this.e.knex(this.e.tables.users).where({ login: input.login.trim() }).first<UserRow | undefined>();
     if (!existing) {
       try {
         return await this.create(input);
@@ -154,13 +159,13 @@ export class Users implements UsersApi {
     if (existing.role !== role) changes.role = role;
     if (input.email !== undefined && input.email !== existing.email) changes.email = input.email;
     if (input.displayName !== undefined && input.displayName !== existing.display_name) changes.display_name = input.displayName;
-    if (Object.keys(changes).length > 0) await this.e.knex("users").where({ id: existing.id }).update(changes);
+    if (Object.keys(changes).length > 0) await this.e.knex(this.e.tables.users).where({ id: existing.id }).update(changes);
     return toRecord({ ...existing, ...changes });
   }
 
   async get(id: number): Promise<UserRecord | undefined> {
     if (!isStoredId(id)) return undefined;
-    const row = await this.e.knex("users").where({ id }).first<UserRow | undefined>();
+    const row = await this.e.knex(this.e.tables.users).where({ id }).first<UserRow | undefined>();
     return row ? toRecord(row) : undefined;
   }
 
@@ -168,7 +173,7 @@ export class Users implements UsersApi {
     const out = new Map<number, UserRecord>();
     const wanted = [...new Set(storedIds(ids))];
     if (wanted.length === 0) return out;
-    const rows = await this.e.knex("users").whereIn("id", wanted).select<UserRow[]>();
+    const rows = await this.e.knex(this.e.tables.users).whereIn("id", wanted).select<UserRow[]>();
     for (const r of rows) out.set(Number(r.id), toRecord(r));
     return out;
   }
@@ -181,14 +186,14 @@ export class Users implements UsersApi {
 
   async setRole(userId: number, role: RoleName): Promise<void> {
     const r = checkRole(role);
-    const n = await this.e.knex("users").where({ id: userId }).update({ role: r });
+    const n = await this.e.knex(this.e.tables.users).where({ id: userId }).update({ role: r });
     if (n === 0) throw new EngineError("invalid_user", `no user ${userId}`);
   }
 
   /** Sets (or with `null` removes) the login password, hashed with scrypt. */
   async setPassword(userId: number, password: string | null): Promise<void> {
     const hash = password === null || password === "" ? null : await hashLoginPassword(password);
-    const n = await this.e.knex("users").where({ id: userId }).update({ password_hash: hash });
+    const n = await this.e.knex(this.e.tables.users).where({ id: userId }).update({ password_hash: hash });
     if (n === 0) throw new EngineError("invalid_user", `no user ${userId}`);
   }
 
@@ -214,17 +219,17 @@ export class Users implements UsersApi {
       last_used: null,
       last_ip: null,
     };
-    await this.e.knex("app_passwords").insert(row);
+    await this.e.knex(this.e.tables.appPasswords).insert(row);
     return { record: { uuid: row.uuid, name: row.name, created: row.created, lastUsed: null }, secret: plain };
   }
 
   async listAppPasswords(userId: number): Promise<AppPasswordRecord[]> {
-    const rows = await this.e.knex("app_passwords").where({ user_id: userId }).orderBy("id").select<AppPasswordRow[]>();
+    const rows = await this.e.knex(this.e.tables.appPasswords).where({ user_id: userId }).orderBy("id").select<AppPasswordRow[]>();
     return rows.map(toAppRecord);
   }
 
   async deleteAppPassword(userId: number, uuid: string): Promise<boolean> {
-    return (await this.e.knex("app_passwords").where({ user_id: userId, uuid }).delete()) > 0;
+    return (await this.e.knex(this.e.tables.appPasswords).where({ user_id: userId, uuid }).delete()) > 0;
   }
 
   async verifyAppPassword(
@@ -235,7 +240,7 @@ export class Users implements UsersApi {
     const row = await this.rowByLogin(login);
     if (!row) return { ok: false, reason: login.includes("@") ? "invalid_email" : "invalid_username" };
     const normalised = normaliseAppPassword(secret);
-    const items = await this.e.knex("app_passwords").where({ user_id: row.id }).orderBy("id").select<AppPasswordRow[]>();
+    const items = await this.e.knex(this.e.tables.appPasswords).where({ user_id: row.id }).orderBy("id").select<AppPasswordRow[]>();
     if (normalised === "" || items.length === 0) return { ok: false, reason: "incorrect_password" };
     const given = Buffer.from(await this.hmac(normalised), "hex");
     // Compare against every stored password (no early exit) in constant time each.
@@ -247,7 +252,7 @@ export class Users implements UsersApi {
     if (!match) return { ok: false, reason: "incorrect_password" };
     const now = this.e.now();
     if (!match.last_used || now.getTime() - utcMillis(match.last_used) >= LAST_USED_GRANULARITY_MS) {
-      await this.e.knex("app_passwords").where({ id: match.id }).update({ last_used: formatUtc(now), last_ip: ip ?? null });
+      await this.e.knex(this.e.tables.appPasswords).where({ id: match.id }).update({ last_used: formatUtc(now), last_ip: ip ?? null });
     }
     return { ok: true, user: this.currentUser(toRecord(row)) };
   }
@@ -261,15 +266,40 @@ export class Users implements UsersApi {
     // No stored login or e-mail holds U+0000 (see hasNul), and PostgreSQL
     // refuses it in a text parameter: such a lookup matches nothing, everywhere.
     if (value === "" || hasNul(value)) return undefined;
-    const byLogin = await this.e.knex("users").where({ login: value }).first<UserRow | undefined>();
+    const byLogin = await this.e.knex(this.e.tables.users).where({ login: value }).first<UserRow | undefined>();
     if (byLogin || !value.includes("@")) return byLogin;
-    return this.e.knex("users").where({ email: value }).orderBy("id").first<UserRow | undefined>();
+    return this.e.knex(this.e.tables.users).where({ email: value }).orderBy("id").first<UserRow | undefined>();
+  }
+
+  /**
+   * A nonce for cookie logins of this user (nonce.ts), valid for 12 to 24
+   * hours: WordPress's `wp_create_nonce('wp_rest')`.
+   */
+  async createNonce(userId: number): Promise<string> {
+    return createNonce(await this.key("nonces"), userId, this.e.now().getTime());
+  }
+
+  async verifyNonce(userId: number, nonce: string): Promise<boolean> {
+    return verifyNonce(await this.key("nonces"), userId, nonce, this.e.now().getTime()) !== false;
   }
 
   /** HMAC-SHA-256 with the site key; the plain secret is never stored. */
   private async hmac(normalised: string): Promise<string> {
-    const key = await this.e.options.ensure(APP_PASSWORD_KEY_OPTION, () => randomBytes(32).toString("hex"));
-    return createHmac("sha256", Buffer.from(key, "hex")).update(normalised, "utf8").digest("hex");
+    return createHmac("sha256", await this.key("application passwords")).update(normalised, "utf8").digest("hex");
+  }
+
+  /**
+   * The key of one use. With a secret, derived from it: the database alone
+   * then holds nothing to check a guessed password or make a nonce with.
+   * Without one, the random key stored on first use; application-password
+   * hashes use it as it is (so hashes made before nonces existed still
+   * match), nonces a key derived from it. Setting a secret later changes
+   * the application-password key: passwords made before no longer match.
+   */
+  private async key(use: "application passwords" | "nonces"): Promise<Buffer> {
+    if (this.secret !== undefined) return createHmac("sha256", this.secret).update(`calpress ${use}`, "utf8").digest();
+    const stored = Buffer.from(await this.e.options.ensure(APP_PASSWORD_KEY_OPTION, () => randomBytes(32).toString("hex")), "hex");
+    return use === "application passwords" ? stored : createHmac("sha256", stored).update(`calpress ${use}`, "utf8").digest();
   }
 }
 

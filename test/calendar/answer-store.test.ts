@@ -116,11 +116,11 @@ forEachDatabase("calendar: stored answers", (db) => {
       expect((await read(t, url)).how).to.equal("stored");
       const other = await createEngine(t.target);
       try {
-        await other.engine.knex("posts").where({ id: event.id }).update({ title: "Mill Morning" });
+        await other.engine.knex(other.engine.tables.posts).where({ id: event.id }).update({ title: "Mill Morning" });
         expect((await read(t, url)).body.title).to.equal("Mill Morning");
-        await other.engine.knex("fields_venue").where({ post_id: venue.body.id }).update({ city: "Kampen" });
+        await other.engine.knex(other.engine.tables.fields("venue")).where({ post_id: venue.body.id }).update({ city: "Kampen" });
         expect((await read(t, url)).body.venue.city).to.equal("Kampen");
-        await other.engine.knex("posts").where({ id: venue.body.id }).update({ status: "draft" });
+        await other.engine.knex(other.engine.tables.posts).where({ id: venue.body.id }).update({ status: "draft" });
         expect((await read(t, url)).body.venue).to.satisfy((v: unknown) => v === undefined || (Array.isArray(v) && v.length === 0) || v === null);
       } finally {
         await other.close();
@@ -178,6 +178,66 @@ forEachDatabase("calendar: stored answers", (db) => {
       expect(store(t).stats().hits + store(t).stats().proved).to.be.greaterThan(0);
     });
 
+    it("parameters the endpoint does not declare make no row: 300 junk URLs get the clean URL's answer and ETag", async () => {
+      const t = site();
+      const event = await makeEvent(t, { title: "Junk Proof", status: "publish" });
+      // One row at most for each URL below (an answer built while another test's database commits is not stored: it may be the first junk one).
+      const before = store(t).size().answers;
+      const clean = await fetch(`${t.ns}/events/${event.id}`);
+      const cleanBody = await clean.text();
+      const junk = "j".repeat(15 * 1024);
+      for (let i = 0; i < 300; i++) {
+        // Most with a short distinct name, some with 15 KB of junk, some with an Origin: never a new row.
+        const query = i % 10 === 0 ? `x${i}=${junk}` : `utm_${i}=${i}&zz=${i}`;
+        const res = await fetch(`${t.ns}/events/${event.id}?${query}`, { headers: i % 7 === 0 ? { origin: `https://o${i}.example` } : {} });
+        expect(res.status).to.equal(200);
+        expect(await res.text()).to.equal(cleanBody);
+        expect(res.headers.get("etag")).to.equal(clean.headers.get("etag"));
+        expect(res.headers.get("access-control-allow-origin")).to.equal(i % 7 === 0 ? `https://o${i}.example` : null);
+      }
+      await store(t).flush();
+      expect(store(t).size().answers).to.be.at.most(before + 1);
+      // The slug route too, and a declared global parameter is still an answer of its own.
+      const beforeSlug = store(t).size().answers;
+      for (let i = 0; i < 20; i++) await fetch(`${t.ns}/events/by-slug/${event.slug}?junk=${i}`);
+      expect(store(t).size().answers).to.be.at.most(beforeSlug + 1);
+      // `_fields` in any order, with repeats, and `_envelope` with any value: one answer each.
+      const beforeFields = store(t).size().answers;
+      for (const [i, fields] of ["id,title", "title,id", "title, id,id", "id,title,title"].entries()) {
+        const res = await t.get(`/events/${event.id}`, { query: { _fields: fields, junk: String(i) } });
+        expect(Object.keys(res.body)).to.deep.equal(["id", "title"]);
+      }
+      for (const envelope of ["", "1", "yes"]) expect((await t.get(`/events/${event.id}?_envelope=${envelope}`)).body.status).to.equal(200);
+      expect(store(t).size().answers).to.be.at.most(beforeFields + 2);
+    });
+
+    it("keeps no refusal: a password-protected event read with _envelope answers the event once the password is removed", async () => {
+      const t = site();
+      const event = await makeEvent(t, { title: "Locked Room", status: "publish" });
+      // The API sets no post password: as a tool writing SQL would.
+      await t.site.engine.knex("posts").where({ id: event.id }).update({ password: "sesame" });
+      for (const url of [`/events/by-slug/${event.slug}?_envelope`, `/events/${event.id}?_envelope`]) {
+        for (let i = 0; i < 2; i++) {
+          const refused = await t.get(url);
+          expect(refused.status).to.equal(200);
+          expect(refused.body.status).to.equal(403);
+          expect(refused.body.body.code).to.equal("event-password-protected");
+        }
+      }
+      await store(t).flush();
+      await t.site.engine.knex("posts").where({ id: event.id }).update({ password: "" });
+      for (const url of [`/events/by-slug/${event.slug}?_envelope`, `/events/${event.id}?_envelope`]) {
+        const open = await t.get(url);
+        expect(open.body.status, url).to.equal(200);
+        expect(open.body.body.title).to.equal("Locked Room");
+      }
+      // Stored now; the password column is part of the post's tag: setting it again voids them.
+      for (let i = 0; i < 2; i++) await read(t, `/events/${event.id}`);
+      await t.site.engine.knex("posts").where({ id: event.id }).update({ password: "again" });
+      expect((await read(t, `/events/${event.id}`)).status).to.equal(403);
+      expect((await read(t, `/events/by-slug/${event.slug}?_envelope`)).body.status).to.equal(403);
+    });
+
     it("does not store 404s and errors", async () => {
       const t = site();
       const before = store(t).stats().stored;
@@ -186,6 +246,30 @@ forEachDatabase("calendar: stored answers", (db) => {
       await store(t).flush();
       expect(store(t).stats().stored).to.equal(before);
     });
+  });
+});
+
+forEachDatabase("calendar: a bounded answer store", (db) => {
+  const file = storeFile();
+  const maxBytes = 128 * 1024;
+  const site = useSite(db, { responseCache: false, answerStore: { file, maxBytes } });
+  after(() => removeStore(file));
+
+  it("stays within answerStore.maxBytes whatever is asked, evicting the oldest answers, and still answers right", async function () {
+    if (db.name === "mysql") this.skip();
+    const t = site();
+    const s = t.site.rest.answerStore;
+    if (s === undefined) throw new Error("no answer store");
+    const event = await makeEvent(t, { title: "Bounded", status: "publish" });
+    // A declared global parameter with made-up field names: each is an answer ({}) and a row of its own.
+    for (let i = 0; i < 400; i++) {
+      const res = await t.get(`/events/${event.id}`, { query: { _fields: `f${i}-${"x".repeat(1000)}` } });
+      expect(res.status).to.equal(200);
+      expect(res.body).to.deep.equal({});
+    }
+    expect(s.size().bytes).to.be.at.most(maxBytes);
+    expect(s.stats().evicted).to.be.greaterThan(0);
+    expect((await t.get(`/events/${event.id}`)).body.title).to.equal("Bounded");
   });
 });
 

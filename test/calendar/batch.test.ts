@@ -19,22 +19,22 @@ async function counts(t: TestSite): Promise<Record<string, number>> {
   const k = t.site.engine.knex;
   const out: Record<string, number> = {};
   for (const type of ["event", "venue", "organizer"]) {
-    out[type] = Number((await k("posts").where({ type }).count({ n: "*" }).first())?.n ?? 0);
+    out[type] = Number((await k(t.site.engine.tables.posts).where({ type }).count({ n: "*" }).first())?.n ?? 0);
   }
   for (const taxonomy of ["calendar_events_cat", "post_tag"]) {
-    out[taxonomy] = Number((await k("terms").where({ taxonomy }).count({ n: "*" }).first())?.n ?? 0);
+    out[taxonomy] = Number((await k(t.site.engine.tables.terms).where({ taxonomy }).count({ n: "*" }).first())?.n ?? 0);
   }
   return out;
 }
 
 async function postRow(t: TestSite, id: number): Promise<{ title: string; status: string; author: number }> {
-  const row = await t.site.engine.knex("posts").where({ id }).first("title", "status", "author");
+  const row = await t.site.engine.knex(t.site.engine.tables.posts).where({ id }).first("title", "status", "author");
   if (!row) throw new Error(`no post ${id}`);
   return { title: String(row.title), status: String(row.status), author: Number(row.author) };
 }
 
 async function titled(t: TestSite, type: string, title: string): Promise<number> {
-  return Number((await t.site.engine.knex("posts").where({ type, title }).count({ n: "*" }).first())?.n ?? 0);
+  return Number((await t.site.engine.knex(t.site.engine.tables.posts).where({ type, title }).count({ n: "*" }).first())?.n ?? 0);
 }
 
 function dates(): { start_date: string; end_date: string } {
@@ -101,7 +101,7 @@ forEachDatabase("POST /batch/v1 with the calendar's routes", (db) => {
     expect(await titled(t, "organizer", "Batch Crew")).to.equal(1);
     expect((await postRow(t, updated.id)).title).to.equal("After Batch");
     expect((await postRow(t, trashed.id)).status).to.equal("trash");
-    const terms = await t.site.engine.knex("terms").whereIn("name", ["Batch Category", "batch-tag"]).orderBy("name").select("name", "taxonomy");
+    const terms = await t.site.engine.knex(t.site.engine.tables.terms).whereIn("name", ["Batch Category", "batch-tag"]).orderBy("name").select("name", "taxonomy");
     expect(terms.map((r: { name: string; taxonomy: string }) => [r.name, r.taxonomy])).to.deep.equal([
       ["Batch Category", "calendar_events_cat"],
       ["batch-tag", "post_tag"],

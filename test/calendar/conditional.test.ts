@@ -36,7 +36,7 @@ function etagOf(res: { status: number; headers: Headers }): string {
 }
 
 async function postRow(t: TestSite, id: number): Promise<{ title: string; status: string } | undefined> {
-  return t.site.engine.knex("posts").where({ id }).first("title", "status");
+  return t.site.engine.knex(t.site.engine.tables.posts).where({ id }).first("title", "status");
 }
 
 forEachDatabase("calendar: conditional requests", (db) => {

@@ -41,7 +41,7 @@ forEachDatabase("calendar: embedded venue and organizer records", (db) => {
 
     const other = await createEngine(t.target);
     try {
-      await other.engine.knex("posts").where({ id: venue.body.id }).update({ title: "Hall Across Town" });
+      await other.engine.knex(other.engine.tables.posts).where({ id: venue.body.id }).update({ title: "Hall Across Town" });
     } finally {
       await other.close();
     }
@@ -70,7 +70,7 @@ forEachDatabase("calendar: embedded venue and organizer records", (db) => {
     const venue = await t.post("/venues", { as: "editor", json: { venue: "Secret Cellar", address: "Hidden Lane 7", status: "publish" } });
     expect(venue.status).to.equal(201);
     // The API cannot set a post password (calendar-api.md §1.3): set it in the database.
-    await t.site.engine.knex("posts").where({ id: venue.body.id }).update({ password: "cellar-pw" });
+    await t.site.engine.knex(t.site.engine.tables.posts).where({ id: venue.body.id }).update({ password: "cellar-pw" });
     const event = await makeEvent(t, { title: "Cellar Session", status: "publish", venue: venue.body.id });
     // An editor in edit context sees the address; an anonymous reader right after does not.
     const editor = await t.get(`/events/${event.id}?context=edit`, { as: "editor" });

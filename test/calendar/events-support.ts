@@ -55,7 +55,7 @@ export function ids(list: Array<{ id: number }>): number[] {
 
 /** The ID of a fixture post by its title. */
 export async function postId(t: TestSite, title: string): Promise<number> {
-  const row: { id: number } | undefined = await t.site.engine.knex("posts").where({ title }).orderBy("id").first("id");
+  const row: { id: number } | undefined = await t.site.engine.knex(t.site.engine.tables.posts).where({ title }).orderBy("id").first("id");
   if (!row) throw new Error(`no post titled ${title}`);
   return Number(row.id);
 }

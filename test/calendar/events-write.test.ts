@@ -36,11 +36,11 @@ async function counts(t: TestSite): Promise<Record<string, number>> {
   const k = t.site.engine.knex;
   const out: Record<string, number> = {};
   for (const type of ["event", "venue", "organizer", "attachment"]) {
-    const row = await k("posts").where({ type }).count({ n: "*" }).first();
+    const row = await k(t.site.engine.tables.posts).where({ type }).count({ n: "*" }).first();
     out[type] = Number(row?.n ?? 0);
   }
-  out.terms = Number((await k("terms").count({ n: "*" }).first())?.n ?? 0);
-  out.links = Number((await k("post_links").count({ n: "*" }).first())?.n ?? 0);
+  out.terms = Number((await k(t.site.engine.tables.terms).count({ n: "*" }).first())?.n ?? 0);
+  out.links = Number((await k(t.site.engine.tables.postLinks).count({ n: "*" }).first())?.n ?? 0);
   return out;
 }
 

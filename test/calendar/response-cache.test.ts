@@ -69,7 +69,7 @@ forEachDatabase("response cache on calendar reads", (db) => {
     for (let i = 0; i < 3; i++) await t.get("/events");
     const other = await createEngine(t.target);
     try {
-      await other.engine.knex("posts").where({ id: event.id }).update({ title: "Changed Elsewhere" });
+      await other.engine.knex(other.engine.tables.posts).where({ id: event.id }).update({ title: "Changed Elsewhere" });
     } finally {
       await other.close();
     }
@@ -101,7 +101,7 @@ forEachDatabase("response cache on calendar reads", (db) => {
     expect(await venueName()).to.equal("Renamed Hall");
     const other = await createEngine(t.target);
     try {
-      await other.engine.knex("posts").where({ id: venue.body.id }).update({ title: "Hall Elsewhere" });
+      await other.engine.knex(other.engine.tables.posts).where({ id: venue.body.id }).update({ title: "Hall Elsewhere" });
     } finally {
       await other.close();
     }

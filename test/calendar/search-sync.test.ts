@@ -5,7 +5,6 @@
  * triggers; FTS5's integrity check confirms it holds exactly the posts' text.
  */
 import { expect } from "chai";
-import { SEARCH_TABLE } from "../../lib/db/search-index";
 import { createSite } from "../../lib/site";
 import { generateFixture, loadFixture } from "../../lib/fixtures";
 import { forEachDatabase } from "../support/databases";
@@ -36,7 +35,7 @@ forEachDatabase("GET /events?search= follows writes", (db) => {
     expect(trashed.status).to.equal(200);
     expect(await found("obsidian")).to.deep.equal([]);
     expect(await found("obsidian", "editor")).to.deep.equal([]);
-    if (db.name === "sqlite") await t.site.engine.knex.raw(`INSERT INTO ${SEARCH_TABLE}(${SEARCH_TABLE}, rank) VALUES ('integrity-check', 1)`);
+    if (db.name === "sqlite") await t.site.engine.knex.raw("INSERT INTO ??(??, rank) VALUES ('integrity-check', 1)", [t.site.engine.tables.postsSearch, t.site.engine.tables.postsSearch]);
   });
 });
 
@@ -48,7 +47,7 @@ forEachDatabase("search after a bulk fixture load", (db) => {
     try {
       const engine = site.engine;
       await loadFixture(engine, generateFixture({ events: 120, seed: 5 }), { quiet: true, mode: "bulk" });
-      if (db.name === "sqlite") await engine.knex.raw(`INSERT INTO ${SEARCH_TABLE}(${SEARCH_TABLE}, rank) VALUES ('integrity-check', 1)`);
+      if (db.name === "sqlite") await engine.knex.raw("INSERT INTO ??(??, rank) VALUES ('integrity-check', 1)", [engine.tables.postsSearch, engine.tables.postsSearch]);
       const titles = (await engine.posts.find({ type: "event", perPage: 0 })).posts.map((p) => p.title);
       const word = (titles.join(" ").toLowerCase().match(/[a-z]{5,}/g) ?? [])[0];
       if (!word) throw new Error("the generated titles have no word to search for");

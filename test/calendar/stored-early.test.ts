@@ -19,6 +19,7 @@ import { RestServer } from "../../lib/routes/server";
 import { forEachDatabase } from "../support/databases";
 import { startTestSite, type StartOptions, type TestSite } from "../support/site";
 import { makeEvent, useSite } from "./events-support";
+import { tableNames } from "../../lib/db/tables";
 
 function removeStore(file: string): void {
   for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
@@ -104,6 +105,28 @@ forEachDatabase("calendar: stored answers sent early", (db) => {
     const fresh = await fetch(url, { headers: { "If-Match": etag } });
     expect(fresh.status).to.equal(200);
     expect(early(t)).to.equal(before + 2);
+  });
+
+  it("answers from the store, after routing, a URL whose extra parameters it cannot tell apart early; any Origin gets its own CORS headers", async () => {
+    const t = site();
+    const { url } = await storedEvent(t, "Junk Early");
+    const clean = await fetch(url);
+    const cleanBody = await clean.text();
+    const { built, hits, early: earlyHits } = store(t).stats();
+    for (const query of ["?utm_source=x", "?b=2&a=1", `?junk=${"z".repeat(15 * 1024)}`]) {
+      const res = await fetch(`${url}${query}`, { headers: { origin: "https://other.example" } });
+      expect(await res.text()).to.equal(cleanBody);
+      expect(res.headers.get("etag")).to.equal(clean.headers.get("etag"));
+      expect(res.headers.get("access-control-allow-origin")).to.equal("https://other.example");
+    }
+    // Not early (the key before routing holds every parameter), not built: the stored answer under the declared-args key.
+    expect(store(t).stats()).to.include({ built, hits: hits + 3, early: earlyHits });
+    // An Origin alone changes nothing in the key: early, with the CORS headers added on sending.
+    const cors = await fetch(url, { headers: { origin: "https://a.example" } });
+    expect(store(t).stats().early).to.equal(earlyHits + 1);
+    expect(cors.headers.get("access-control-allow-origin")).to.equal("https://a.example");
+    expect(cors.headers.get("vary")).to.equal("Authorization, Origin");
+    expect(clean.headers.get("access-control-allow-origin")).to.equal(null);
   });
 
   it("never answers requests with credentials, good or bad, from the store", async () => {
@@ -260,7 +283,7 @@ forEachDatabase("calendar: stored answers with a host authenticator", (db) => {
         const row = reader
           .prepare(
             `SELECT count(*) AS n FROM stored_answers a WHERE NOT EXISTS (SELECT 1 FROM json_each(a.tags) j
-              WHERE coalesce((SELECT t.version FROM site.cache_tags t WHERE t.tag = json_extract(j.value, '$[0]')), 0) <> json_extract(j.value, '$[1]'))`,
+              WHERE coalesce((SELECT t.version FROM site.${tableNames().cacheTags} t WHERE t.tag = json_extract(j.value, '$[0]')), 0) <> json_extract(j.value, '$[1]'))`,
           )
           .get() as { n: number };
         return row.n;

@@ -3,7 +3,7 @@ import { createHmac } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createEvent } from "../../lib/calendar/events/operations";
-import { OUTBOX_TABLE, WEBHOOK_SECRET_OPTION, WEBHOOK_URL_OPTION } from "../../lib/hooks";
+import { WEBHOOK_SECRET_OPTION, WEBHOOK_URL_OPTION } from "../../lib/hooks";
 import { RestError } from "../../lib/routes/errors";
 import { forEachDatabase, type TestDatabase } from "../support/databases";
 import { userId, waitFor } from "../support/hooks";
@@ -63,7 +63,7 @@ function signature(raw: string): string {
 }
 
 async function outbox(t: TestSite): Promise<Array<{ id: number; event: string; status: string; attempts: number; next_attempt_at: number; last_error: string | null; delivery_id: string }>> {
-  const rows: Array<Record<string, unknown>> = await t.site.engine.knex(OUTBOX_TABLE).orderBy("id");
+  const rows: Array<Record<string, unknown>> = await t.site.engine.knex(t.site.engine.tables.webhookOutbox).orderBy("id");
   return rows.map((r) => ({
     id: Number(r.id),
     event: String(r.event),

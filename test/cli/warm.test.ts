@@ -73,7 +73,7 @@ describe("calpress serve --answer-store --warm", function () {
         paged.push(...page);
       }
       const expected = (await engine
-        .knex("posts")
+        .knex(engine.tables.posts)
         .whereIn("type", ["event", "venue", "organizer"])
         .where({ status: "publish", password: "" })
         .select("id", "slug")) as Array<{ id: number; slug: string }>;
@@ -81,7 +81,7 @@ describe("calpress serve --answer-store --warm", function () {
       expect(new Set(paged).size).to.equal(paged.length);
       expect(await source.total()).to.equal(paged.length);
       // Drafts, private and password-protected posts are never requested.
-      const hidden = (await engine.knex("posts").where("type", "event").whereNot({ status: "publish" }).first("id")) as { id: number } | undefined;
+      const hidden = (await engine.knex(engine.tables.posts).where("type", "event").whereNot({ status: "publish" }).first("id")) as { id: number } | undefined;
       expect(hidden).to.not.equal(undefined);
       expect(paged).to.not.include(`calendar/events/v1/events/${hidden!.id}`);
     } finally {
@@ -100,7 +100,7 @@ describe("calpress serve --answer-store --warm", function () {
         const count = (): number => (reader.prepare("SELECT count(*) AS n FROM stored_answers").get() as { n: number }).n;
         expect(count()).to.equal(Number(warmed[1]));
         expect(count()).to.be.greaterThan(100);
-        // Keys are root, URL and origin joined by NULs.
+        // Keys are the REST root, the route path and the query joined by NULs (lib/routes/answer-key.ts).
         const rows = reader.prepare("SELECT key, answer FROM stored_answers").all() as Array<{ key: string; answer: Buffer }>;
         const row = rows.find((r) => /\/events\/\d+$/.test(r.key.split("\u0000")[1]));
         expect(row).to.not.equal(undefined);
@@ -109,8 +109,9 @@ describe("calpress serve --answer-store --warm", function () {
         const plain = inflateRawSync(row!.answer, { dictionary });
         const body = plain.subarray(plain.indexOf(10) + 1);
         expect(row!.answer.length).to.be.lessThan(body.length / 3);
-        const url = row!.key.split("\u0000")[1];
-        const answer = await fetch(new URL(url, root));
+        const [base, route] = row!.key.split("\u0000");
+        expect(base).to.equal(root);
+        const answer = await fetch(`${root}${route.slice(1)}`);
         expect(answer.status).to.equal(200);
         // The bytes sent are the stored ones, and nothing new was stored.
         expect(Buffer.from(await answer.arrayBuffer()).equals(body)).to.equal(true);
@@ -121,6 +122,14 @@ describe("calpress serve --answer-store --warm", function () {
     } finally {
       serve.kill();
       await serve.exit;
+    }
+  });
+
+  it("--answer-store-max bounds the file in MiB; without --answer-store, or not a whole number, it is a usage error", async () => {
+    for (const args of [["--answer-store-max", "64"], ["--answer-store", path.join(dir, "bounded.sqlite"), "--answer-store-max", "0"], ["--answer-store", path.join(dir, "bounded.sqlite"), "--answer-store-max", "1G"]]) {
+      const run = runCli(["serve", "--port", "0", "--db", db, ...args]);
+      expect(await run.exit, args.join(" ")).to.equal(2);
+      expect(run.stderr()).to.match(/--answer-store/);
     }
   });
 

@@ -17,7 +17,7 @@ forEachDatabase("statements compiled by shape", (db) => {
     const k = engine.knex;
     const a = await engine.posts.create({ type: "event", status: "publish", title: "Shape One" });
     const b = await engine.posts.create({ type: "event", status: "draft", title: "Shape Two" });
-    const build = (id: number, status: string) => () => k("posts").where("id", id).whereNot("status", status).select("id", "title");
+    const build = (id: number, status: string) => () => k(engine.tables.posts).where("id", id).whereNot("status", status).select("id", "title");
     const statements: string[] = [];
     const onQuery = (q: { sql: string }): void => {
       statements.push(q.sql);
@@ -25,9 +25,9 @@ forEachDatabase("statements compiled by shape", (db) => {
     k.on("query", onQuery);
     try {
       const shape = `test-shape-${db.name}-${Date.now()}`;
-      const first = await selectByShape<{ id: number; title: string }>(k, shape, [a.id, "trash"], build(a.id, "trash"));
-      const second = await selectByShape<{ id: number; title: string }>(k, shape, [b.id, "trash"], build(b.id, "trash"));
-      const none = await selectByShape<{ id: number; title: string }>(k, shape, [b.id, "draft"], build(b.id, "draft"));
+      const first = await selectByShape<{ id: number; title: string }>(k, engine.tables, shape, [a.id, "trash"], build(a.id, "trash"));
+      const second = await selectByShape<{ id: number; title: string }>(k, engine.tables, shape, [b.id, "trash"], build(b.id, "trash"));
+      const none = await selectByShape<{ id: number; title: string }>(k, engine.tables, shape, [b.id, "draft"], build(b.id, "draft"));
       expect(first.map((r) => [Number(r.id), r.title])).to.deep.equal([[a.id, "Shape One"]]);
       expect(second.map((r) => [Number(r.id), r.title])).to.deep.equal([[b.id, "Shape Two"]]);
       expect(none).to.deep.equal([]);
@@ -43,9 +43,9 @@ forEachDatabase("statements compiled by shape", (db) => {
     const a = await engine.posts.create({ type: "event", status: "publish", title: "Shape Three" });
     const shape = `test-wrong-${db.name}-${Date.now()}`;
     // Bindings named in the wrong order: a kept text would look up id "trash".
-    const build = () => k("posts").where("id", a.id).whereNot("status", "trash").select("id");
+    const build = () => k(engine.tables.posts).where("id", a.id).whereNot("status", "trash").select("id");
     for (let i = 0; i < 3; i++) {
-      const rows = await selectByShape<{ id: number }>(k, shape, ["trash", a.id], build);
+      const rows = await selectByShape<{ id: number }>(k, engine.tables, shape, ["trash", a.id], build);
       expect(rows.map((r) => Number(r.id))).to.deep.equal([a.id]);
     }
   });

@@ -5,7 +5,7 @@ import { forEachDatabase, TestDatabase } from "../support/databases";
 import { registerTestTypes, useFixture } from "../support/engine";
 
 async function postCount(engine: Engine, title: string): Promise<number> {
-  const row = await engine.knex("posts").where({ title }).count({ n: "*" }).first();
+  const row = await engine.knex(engine.tables.posts).where({ title }).count({ n: "*" }).first();
   return Number(row?.n ?? 0);
 }
 
@@ -14,7 +14,7 @@ forEachDatabase("engine: transactions", (db) => {
 
   it("rolls back a create whose term assignment fails: no post, no field row", async () => {
     const { engine } = fx();
-    const fieldsBefore = Number((await engine.knex("fields_event").count({ n: "*" }).first())?.n);
+    const fieldsBefore = Number((await engine.knex(engine.tables.fields("event")).count({ n: "*" }).first())?.n);
     try {
       await engine.posts.create({ type: "event", status: "publish", title: "Ghost", fields: { city: "Nowhere" }, meta: { a: "b" }, terms: { event_tag: [987654] } });
       expect.fail("should throw");
@@ -22,8 +22,8 @@ forEachDatabase("engine: transactions", (db) => {
       expect((err as EngineError).code).to.equal("invalid_term");
     }
     expect(await postCount(engine, "Ghost")).to.equal(0);
-    expect(Number((await engine.knex("fields_event").count({ n: "*" }).first())?.n)).to.equal(fieldsBefore);
-    expect(Number((await engine.knex("postmeta").where({ meta_key: "a" }).count({ n: "*" }).first())?.n)).to.equal(0);
+    expect(Number((await engine.knex(engine.tables.fields("event")).count({ n: "*" }).first())?.n)).to.equal(fieldsBefore);
+    expect(Number((await engine.knex(engine.tables.postmeta).where({ meta_key: "a" }).count({ n: "*" }).first())?.n)).to.equal(0);
   });
 
   it("rolls back an update that fails half-way", async () => {
@@ -158,9 +158,9 @@ forEachDatabase("engine: options and engine independence", (db) => {
     try {
       const { engine, close } = await createEngine(fresh.target);
       try {
-        expect(await engine.knex.schema.hasTable("posts")).to.equal(false);
+        expect(await engine.knex.schema.hasTable(engine.tables.posts)).to.equal(false);
         await engine.migrate();
-        expect(await engine.knex.schema.hasTable("posts")).to.equal(true);
+        expect(await engine.knex.schema.hasTable(engine.tables.posts)).to.equal(true);
       } finally {
         await close();
       }

@@ -44,7 +44,7 @@ forEachDatabase("engine: list totals stay exact", (db) => {
       .catch(() => undefined);
     expect(await total(engine)).to.equal(4);
 
-    await engine.knex("posts").where({ id: two.id }).update({ status: "draft" });
+    await engine.knex(engine.tables.posts).where({ id: two.id }).update({ status: "draft" });
     expect(await total(engine)).to.equal(3);
     expect(await engine.posts.count({ type: "article", status: ["publish"] })).to.equal(3);
 
@@ -54,7 +54,7 @@ forEachDatabase("engine: list totals stay exact", (db) => {
       await make(other.engine, "from elsewhere");
       expect(await total(engine)).to.equal(4);
       await other.engine.posts.trash(two.id);
-      await other.engine.knex("posts").where({ title: "one" }).update({ status: "private" });
+      await other.engine.knex(other.engine.tables.posts).where({ title: "one" }).update({ status: "private" });
       expect(await total(engine)).to.equal(3);
     } finally {
       await other.close();
@@ -129,7 +129,7 @@ forEachDatabase("engine: list totals stay exact", (db) => {
       registerTestTypes(second.engine);
       await second.engine.posts.update(post.id, { title: "elsewhere", terms: { event_cat: [cat.id, other.id] } });
       expect(await page()).to.deep.equal([{ title: "elsewhere", cats: [cat.id, other.id] }]);
-      await second.engine.knex("posts").where({ id: post.id }).update({ title: "raw sql elsewhere" });
+      await second.engine.knex(second.engine.tables.posts).where({ id: post.id }).update({ title: "raw sql elsewhere" });
       expect(await page()).to.deep.equal([{ title: "raw sql elsewhere", cats: [cat.id, other.id] }]);
     } finally {
       await second.close();

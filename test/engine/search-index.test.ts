@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { createEngine, type Engine } from "../../lib/engine";
-import { SEARCH_TABLE, trigramMatch } from "../../lib/db/search-index";
+import { trigramMatch } from "../../lib/db/search-index";
 import { parseSearch } from "../../lib/posts/search";
 import type { PostQuery } from "../../lib/posts/types";
 import { forEachDatabase } from "../support/databases";
@@ -34,7 +34,7 @@ forEachDatabase("engine: search index", (db) => {
   /** SQLite only: FTS5's own check that the index holds exactly what the rows hold. */
   const integrityCheck = async (): Promise<void> => {
     if (db.name !== "sqlite") return;
-    await fx().engine.knex.raw(`INSERT INTO ${SEARCH_TABLE}(${SEARCH_TABLE}, rank) VALUES ('integrity-check', 1)`);
+    await fx().engine.knex.raw("INSERT INTO ??(??, rank) VALUES ('integrity-check', 1)", [fx().engine.tables.postsSearch, fx().engine.tables.postsSearch]);
   };
 
   it("has the index after migrate, and a second migrate changes nothing", async () => {
@@ -42,8 +42,10 @@ forEachDatabase("engine: search index", (db) => {
     if (db.name === "sqlite") {
       expect(await engine.hasSearchIndex()).to.equal(true);
     } else if (db.name === "postgres") {
-      const r = (await engine.knex.raw("select indexname from pg_indexes where tablename = 'posts' and indexname like '%_trgm' order by 1")) as { rows: Array<{ indexname: string }> };
-      expect(r.rows.map((x) => x.indexname)).to.deep.equal(["posts_content_trgm", "posts_excerpt_trgm", "posts_title_trgm"]);
+      const r = (await engine.knex.raw("select indexname from pg_indexes where tablename = ? and indexname like '%_trgm' order by 1", [engine.tables.posts])) as {
+        rows: Array<{ indexname: string }>;
+      };
+      expect(r.rows.map((x) => x.indexname)).to.deep.equal(["cp_posts_content_trgm", "cp_posts_excerpt_trgm", "cp_posts_title_trgm"]);
     }
     await engine.migrate();
     await integrityCheck();
@@ -101,7 +103,7 @@ forEachDatabase("engine: search index", (db) => {
   it("finds exactly what a scan finds, for any words (property)", async function () {
     this.timeout(120_000);
     const { engine } = fx();
-    await engine.knex("posts").where({ type: "article" }).delete();
+    await engine.knex(engine.tables.posts).where({ type: "article" }).delete();
     // Short texts over a small alphabet, so that words hit, miss and overlap often.
     const alphabet = ["a", "b", "c", "A", "B", "C", " ", "%", "_", "!", '"', "-", "'", "x"];
     const text = (max: number) => fc.array(fc.constantFrom(...alphabet), { maxLength: max }).map((cs) => cs.join(""));
@@ -127,11 +129,11 @@ forEachDatabase("engine: search index", (db) => {
     const k = engine.knex;
     if (db.name === "sqlite") {
       // The schema before the index: no search table, no triggers, no scheduler index.
-      for (const t of ["posts_search_insert", "posts_search_update", "posts_search_delete"]) await k.raw(`DROP TRIGGER IF EXISTS ${t}`);
-      await k.raw(`DROP TABLE IF EXISTS ${SEARCH_TABLE}`);
-      await k.raw("DROP INDEX IF EXISTS posts_status_date_utc");
+      for (const t of ["posts_search_insert", "posts_search_update", "posts_search_delete"]) await k.raw("DROP TRIGGER IF EXISTS ??", [engine.tables.name(t)]);
+      await k.raw("DROP TABLE IF EXISTS ??", [engine.tables.postsSearch]);
+      await k.raw("DROP INDEX IF EXISTS ??", [engine.tables.name("posts_status_date_utc")]);
     } else if (db.name === "postgres") {
-      for (const i of ["posts_title_trgm", "posts_excerpt_trgm", "posts_content_trgm", "posts_status_date_utc"]) await k.raw("DROP INDEX IF EXISTS ??", [i]);
+      for (const i of ["posts_title_trgm", "posts_excerpt_trgm", "posts_content_trgm", "posts_status_date_utc"]) await k.raw("DROP INDEX IF EXISTS ??", [engine.tables.name(i)]);
     }
     // Rows written while there was no index (as an older calpress wrote them).
     await engine.posts.create({ type: "article", status: "publish", title: "Platypus parade" });
@@ -144,7 +146,7 @@ forEachDatabase("engine: search index", (db) => {
       expect((await second.engine.posts.find({ type: "article", search: "typus" })).posts.map((p) => p.title)).to.deep.equal(["Platypus parade"]);
       if (db.name === "sqlite") {
         expect(await second.engine.hasSearchIndex()).to.equal(true);
-        const rows: Array<{ name: string }> = await second.engine.knex("sqlite_master").where({ name: "posts_status_date_utc" }).select("name");
+        const rows: Array<{ name: string }> = await second.engine.knex("sqlite_master").where({ name: second.engine.tables.name("posts_status_date_utc") }).select("name");
         expect(rows).to.have.length(1);
       }
     } finally {

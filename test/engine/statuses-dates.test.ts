@@ -91,7 +91,7 @@ forEachDatabase("engine: statuses and dates", (db) => {
   it("publishes due future posts on publishDue", async () => {
     const { engine } = fx();
     const f = await engine.posts.create({ type: "venue", status: "future", title: "Due", dateLocal: "2026-06-01 10:00:00" });
-    await engine.knex("posts").where({ id: f.id }).update({ date_utc: "2026-03-01 00:00:00" });
+    await engine.knex(engine.tables.posts).where({ id: f.id }).update({ date_utc: "2026-03-01 00:00:00" });
     const ids = await engine.posts.publishDue();
     expect(ids).to.include(f.id);
     expect((await engine.posts.get(f.id))?.status).to.equal("publish");

@@ -130,9 +130,9 @@ forEachDatabase("engine: terms", (db) => {
     await engine.posts.trash(draft.id);
     expect((await engine.posts.get(draft.id, { terms: ["event_tag"] }))?.termIds).to.deep.equal({ event_tag: [t1.id] });
     await engine.posts.delete(draft.id);
-    expect(await engine.knex("term_relationships").where({ term_id: t1.id }).count({ n: "*" }).first()).to.satisfy((r: { n: unknown }) => Number(r.n) === 0);
+    expect(await engine.knex(engine.tables.termRelationships).where({ term_id: t1.id }).count({ n: "*" }).first()).to.satisfy((r: { n: unknown }) => Number(r.n) === 0);
     // recount() repairs a count written behind the engine's back.
-    await engine.knex("terms").where({ id: t1.id }).update({ count: 42 });
+    await engine.knex(engine.tables.terms).where({ id: t1.id }).update({ count: 42 });
     await engine.terms.recount([t1.id]);
     expect(await counts(engine, [t1.id])).to.deep.equal([0]);
   });

@@ -62,7 +62,7 @@ forEachDatabase("engine: users and application passwords", (db) => {
     const chunked = two.secret.replace(/(.{4})/g, "$1 ").trim();
     expect((await engine.users.verifyAppPassword("gen", chunked)).ok).to.equal(true);
     expect((await engine.users.verifyAppPassword("gen", one.secret)).ok).to.equal(true);
-    const rows: Array<{ hash: string }> = await engine.knex("app_passwords").where({ user_id: user.id }).select("hash");
+    const rows: Array<{ hash: string }> = await engine.knex(engine.tables.appPasswords).where({ user_id: user.id }).select("hash");
     for (const r of rows) {
       expect(r.hash).to.match(/^[0-9a-f]{64}$/);
       expect(r.hash).to.not.include(one.secret);
@@ -103,7 +103,7 @@ forEachDatabase("engine: users and application passwords", (db) => {
   it("hashes login passwords with scrypt", async () => {
     const { engine } = fx();
     const u = await engine.users.create({ login: "pw", role: "author", password: "s3cret!" });
-    const row: { password_hash: string } = await engine.knex("users").where({ id: u.id }).first("password_hash");
+    const row: { password_hash: string } = await engine.knex(engine.tables.users).where({ id: u.id }).first("password_hash");
     expect(row.password_hash).to.match(/^scrypt\$/);
     expect(row.password_hash).to.not.include("s3cret!");
     expect((await engine.users.verifyPassword("pw", "s3cret!"))?.id).to.equal(u.id);

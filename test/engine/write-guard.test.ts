@@ -26,7 +26,7 @@ forEachDatabase("engine: write guards", (db) => {
   let engine: Engine;
   useCalendarEngine(db, (made) => ({ engine, database } = made));
 
-  const title = async (id: number): Promise<string> => ((await engine.knex("posts").where({ id }).first("title")) as { title: string }).title;
+  const title = async (id: number): Promise<string> => ((await engine.knex(engine.tables.posts).where({ id }).first("title")) as { title: string }).title;
   const makePost = async (name: string): Promise<number> => (await engine.posts.create({ type: "venue", title: name, status: "publish" })).id;
 
   it("exist where the database keeps cache tags (not on MariaDB/MySQL)", () => {
@@ -38,15 +38,15 @@ forEachDatabase("engine: write guards", (db) => {
     const id = await makePost("Guarded Hall");
     const other = await makePost("Other Hall");
 
-    const snapshot = await snapshotTags(engine.knex, [postTag(id)]);
+    const snapshot = await snapshotTags(engine.knex, engine.tables, [postTag(id)]);
     // A write to another post does not matter.
     await engine.posts.update(other, { title: "Other Hall 2" });
     await runGuarded(snapshot, stale, () => engine.posts.update(id, { title: "First Edit" }));
     expect(await title(id)).to.equal("First Edit");
 
-    const old = await snapshotTags(engine.knex, [postTag(id)]);
+    const old = await snapshotTags(engine.knex, engine.tables, [postTag(id)]);
     // The concurrent editor, with plain SQL as any other process would.
-    await engine.knex("posts").where({ id }).update({ title: "Concurrent Edit" });
+    await engine.knex(engine.tables.posts).where({ id }).update({ title: "Concurrent Edit" });
     let caught: unknown;
     try {
       await runGuarded(old, stale, () => engine.posts.update(id, { title: "Lost Update" }));
@@ -60,7 +60,7 @@ forEachDatabase("engine: write guards", (db) => {
   it("checks only the first transaction of the guarded work: the later ones follow its own write", async function () {
     if (!writeGuardsAvailable(engine.knex)) this.skip();
     const id = await makePost("Twice Hall");
-    const snapshot = await snapshotTags(engine.knex, [postTag(id)]);
+    const snapshot = await snapshotTags(engine.knex, engine.tables, [postTag(id)]);
     await runGuarded(snapshot, stale, async () => {
       await engine.posts.update(id, { title: "Once" });
       await engine.posts.update(id, { title: "Twice" });
@@ -72,13 +72,13 @@ forEachDatabase("engine: write guards", (db) => {
     if (!writeGuardsAvailable(engine.knex)) this.skip();
     this.timeout(20_000);
     const id = await makePost("Racing Hall");
-    const snapshot = await snapshotTags(engine.knex, [postTag(id)]);
+    const snapshot = await snapshotTags(engine.knex, engine.tables, [postTag(id)]);
     // A second connection, as another process would have.
     const second: Knex = knexFactory(configFromTarget(database.target));
     try {
       if (db.name === "sqlite") await second.raw("PRAGMA busy_timeout = 5000");
       const trx = await second.transaction();
-      await trx("posts").where({ id }).update({ title: "Open Edit" });
+      await trx(engine.tables.posts).where({ id }).update({ title: "Open Edit" });
       let settled = false;
       const guarded = runGuarded(snapshot, stale, () => engine.posts.update(id, { title: "Lost Update" })).then(
         () => {

@@ -1,5 +1,6 @@
 import { expect } from "chai";
-import { sanitizePostHtml, sanitizeTextField } from "../../lib/format/sanitize";
+import { escUrlRaw, sanitizeField, sanitizePostHtml, sanitizeTextField } from "../../lib/format/sanitize";
+import { encodeJson } from "../../lib/routes/json";
 
 describe("format/sanitize", () => {
   describe("sanitizePostHtml", () => {
@@ -70,6 +71,68 @@ describe("format/sanitize", () => {
     });
     it("strips a < ... > span as a tag, like WordPress", () => {
       expect(sanitizeTextField("1 <2 and 3 > 2")).to.equal("1 2");
+    });
+  });
+
+  describe("escUrlRaw (WordPress esc_url_raw)", () => {
+    it("keeps URLs of the allowed protocols, with characters a URL may not hold removed", () => {
+      expect(escUrlRaw("https://example.com/a?b=1&c=2#d")).to.equal("https://example.com/a?b=1&c=2#d");
+      expect(escUrlRaw("http://example.com/a b")).to.equal("http://example.com/a%20b");
+      expect(escUrlRaw('https://example.com/"onerror="alert(1)')).to.equal("https://example.com/onerror=alert(1)");
+      expect(escUrlRaw("https://example.com/<script>")).to.equal("https://example.com/script");
+      expect(escUrlRaw("mailto:someone@example.com")).to.equal("mailto:someone@example.com");
+      expect(escUrlRaw("tel:+31205550101")).to.equal("tel:+31205550101");
+      expect(escUrlRaw("feed:http://example.com/feed")).to.equal("feed:http://example.com/feed");
+      expect(escUrlRaw("/relative/path")).to.equal("/relative/path");
+      expect(escUrlRaw("http://[::1]:8080/a[1]")).to.equal("http://[::1]:8080/a%5B1%5D");
+      expect(escUrlRaw("https://例え.jp/パス")).to.equal("https://例え.jp/パス");
+    });
+    it("adds http:// to a bare host, as WordPress does", () => {
+      expect(escUrlRaw("example.com/x")).to.equal("http://example.com/x");
+    });
+    it("answers nothing for a disallowed scheme, however it is spelled", () => {
+      for (const bad of [
+        "javascript:alert(1)",
+        "JaVaScRiPt:alert(1)",
+        " javascript:alert(1)",
+        "java\tscript:alert(1)",
+        "javascript://example.com/%0Aalert(1)",
+        "javascript&#58;alert(1)://x",
+        "vbscript:msgbox(1)",
+        "data:text/html;base64,PHNjcmlwdD4=",
+        "feed:javascript:alert(1)",
+      ]) {
+        expect(escUrlRaw(bad), JSON.stringify(bad)).to.equal("");
+      }
+    });
+    it("removes encoded line breaks except in mailto:", () => {
+      expect(escUrlRaw("http://example.com/%0d%0aSet-Cookie:x")).to.equal("http://example.com/Set-Cookie:x");
+      expect(escUrlRaw("http://example.com/%0%0aaA")).to.equal("http://example.com/A");
+    });
+  });
+
+  describe("sanitizeField", () => {
+    it("cleans text and URLs for everyone, HTML only for users without unfiltered_html", () => {
+      for (const unfiltered of [false, true]) {
+        expect(sanitizeField("text", " <b>Hall</b><script>x()</script> ", unfiltered)).to.equal("Hall");
+        expect(sanitizeField("url", " javascript:alert(1) ", unfiltered)).to.equal("");
+      }
+      expect(sanitizeField("html", '<p onclick="x()">a</p>', false)).to.equal("<p>a</p>");
+      expect(sanitizeField("html", '<p onclick="x()">a</p>', true)).to.equal('<p onclick="x()">a</p>');
+    });
+  });
+
+  describe("encodeJson", () => {
+    it("writes </ as <\\/ and <!-- as \\u003c!--, which decode to the same value", () => {
+      const value = { a: "</script><!-- x", "</b>": ["<!--", "<", "\\</"] };
+      const text = encodeJson(value);
+      expect(text).to.not.match(/<\/|<!--/);
+      expect(text).to.include("<\\/script>");
+      expect(text).to.include("\\u003c!-- x");
+      expect(JSON.parse(text)).to.deep.equal(value);
+      expect(JSON.parse(encodeJson(value, 4))).to.deep.equal(value);
+      expect(encodeJson({ plain: "a < b" })).to.equal(JSON.stringify({ plain: "a < b" }));
+      expect(encodeJson(undefined)).to.equal("null");
     });
   });
 });

@@ -153,5 +153,12 @@ describe("format/text", () => {
     it("leaves unknown entities as written", () => {
       expect(plainText("&bogus; &#0;")).to.equal("&bogus; &#0;");
     });
+    it("decodes before it strips: an escaped tag never comes out live (issue 19 item 4)", () => {
+      expect(plainText("Gig &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; night")).to.equal("Gig night");
+      expect(plainText("a &lt;!-- b")).to.equal("a");
+      expect(plainText("&#60;img src=x onerror=alert(1)&#62;ok")).to.equal("ok");
+      // A `<` that starts no tag stays text.
+      expect(plainText("5 &lt; 6")).to.equal("5 < 6");
+    });
   });
 });

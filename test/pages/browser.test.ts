@@ -355,6 +355,42 @@ describe("pages in Chromium", function () {
     }
   });
 
+  /** Opens the calendar at `url` on `other` and checks that it shows events, calling the API only below `apiPath`. */
+  async function calendarUnder(other: PagesSite, url: string, apiPath: string): Promise<void> {
+    const calls: string[] = [];
+    page.on("request", (r: Request) => {
+      if (r.url().startsWith(other.home) && r.resourceType() === "fetch") calls.push(new URL(r.url()).pathname);
+    });
+    await page.goto(url);
+    await page.locator("#status", { hasText: "events in May 2030" }).waitFor();
+    expect(await listTitles()).to.include("Next Week Rehearsal");
+    expect(calls.length).to.be.greaterThan(0);
+    for (const call of calls) expect(call.startsWith(apiPath), call).to.equal(true);
+    expect(await page.locator("#error").textContent()).to.equal("");
+    expect(problems).to.deep.equal([]);
+  }
+
+  it("works with the whole site mounted under a path", async () => {
+    const other = await startPagesSite({ now: NOW, pagesAt: "/calendar", routerAt: "/calendar/wp-json" });
+    try {
+      await calendarUnder(other, `${other.home}/calendar`, "/calendar/wp-json/");
+      await page.goto(`${other.home}/calendar/docs`);
+      await page.locator(".opblock").first().waitFor();
+      expect(await page.locator(".servers select").inputValue()).to.equal(`${other.home}/calendar/wp-json/calendar/events/v1/`);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("works at a path of its own when the site URL says where the API is", async () => {
+    const other = await startPagesSite({ now: NOW, siteUrl: "https://calendar.example.org", pagesAt: "/calendar" });
+    try {
+      await calendarUnder(other, `${other.home}/calendar/`, "/wp-json/");
+    } finally {
+      await other.close();
+    }
+  });
+
   it("serves the API reference: every route of the doc, schemas, and a working “Try it out”", async () => {
     const doc = (await site().api<{ paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } }>("GET", "/doc")).body;
     await page.goto(`${site().home}/docs`);

@@ -151,6 +151,55 @@ describe("pages over HTTP", function () {
     }
   });
 
+  it("with a site URL the pages call its REST root, wherever they are mounted", async () => {
+    // The router at the site URL's REST root, the pages at a path of their own.
+    const site: Site = await createSite({ db: ":memory:", siteUrl: "https://cal.example.org/" });
+    try {
+      const app = express();
+      app.use("/wp-json", site.router);
+      for (const [mount, router] of site.pages) app.use(`/calendar${mount === "/" ? "" : mount}`, router);
+      const server = await listen(app);
+      try {
+        const res = await fetch(`${server.base}/calendar`);
+        const calendar = await res.text();
+        expect(bodyData(calendar, "rest-root")).to.equal("/wp-json/");
+        // Origin-relative: the page calls the server it came from, under 'self'.
+        expect(res.headers.get("content-security-policy")).to.contain("connect-src 'self';");
+        expect(bodyData(calendar, "docs-url")).to.equal("/calendar/docs");
+        expect((await fetch(`${server.base}${bodyData(calendar, "rest-root")}calendar/events/v1/events`)).status).to.equal(200);
+        const docs = await (await fetch(`${server.base}/calendar/docs`)).text();
+        expect(bodyData(docs, "doc-url")).to.equal("/wp-json/calendar/events/v1/doc");
+        expect(bodyData(docs, "calendar-url")).to.equal("/calendar/");
+        expect((await fetch(`${server.base}${bodyData(docs, "doc-url")}`)).status).to.equal(200);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await site.close();
+    }
+  });
+
+  it("with a site URL that has a path, the pages and the router live under it", async () => {
+    const site: Site = await createSite({ db: ":memory:", siteUrl: "https://example.org/calendar", restPrefix: "/api" });
+    try {
+      const app = express();
+      app.use("/calendar/api", site.router);
+      for (const [mount, router] of site.pages) app.use(`/calendar${mount === "/" ? "" : mount}`, router);
+      const server = await listen(app);
+      try {
+        const calendar = await (await fetch(`${server.base}/calendar/`)).text();
+        expect(bodyData(calendar, "rest-root")).to.equal("/calendar/api/");
+        expect((await fetch(`${server.base}/calendar/api/calendar/events/v1/events`)).status).to.equal(200);
+        const docs = await (await fetch(`${server.base}/calendar/docs`)).text();
+        expect(bodyData(docs, "doc-url")).to.equal("/calendar/api/calendar/events/v1/doc");
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await site.close();
+    }
+  });
+
   it("a host can build the pages itself, pointing at a REST root elsewhere", async () => {
     const app = express();
     app.use("/calendar", createCalendarPage({ restRoot: "https://api.example.com/wp-json", docsPath: false }));

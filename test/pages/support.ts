@@ -34,7 +34,7 @@ export interface PagesSite {
   site: Site;
   /** `http://127.0.0.1:<port>` */
   home: string;
-  /** `<home><prefix>/` */
+  /** `<home><router mount>/` */
   restRoot: string;
   /** `<restRoot>calendar/events/v1` */
   ns: string;
@@ -48,6 +48,12 @@ export interface PagesSiteOptions {
   pages?: boolean;
   /** "Now" of the minimal fixture's relative dates. */
   now?: Date;
+  /** `createSite`'s `siteUrl`. */
+  siteUrl?: string;
+  /** Where the pages are mounted (default: `/` and `/docs`; `/calendar` puts them at `/calendar` and `/calendar/docs`). */
+  pagesAt?: string;
+  /** Where the router is mounted (default: the REST prefix). */
+  routerAt?: string;
 }
 
 /** The minimal fixture's editor (fixtures/minimal.json). */
@@ -55,21 +61,23 @@ const EDITOR = `Basic ${Buffer.from("editor:editor-pass").toString("base64")}`;
 
 export async function startPagesSite(opts: PagesSiteOptions = {}): Promise<PagesSite> {
   const prefix = opts.restPrefix ?? "/wp-json";
-  const site = await createSite({ db: ":memory:", timezone: "UTC", restPrefix: prefix, pages: opts.pages, loginLimit: false });
+  const site = await createSite({ db: ":memory:", timezone: "UTC", restPrefix: prefix, pages: opts.pages, loginLimit: false, siteUrl: opts.siteUrl });
   await loadFixture(site.engine, resolveFixture("minimal"), { now: opts.now, quiet: true });
 
-  // The same mounting as lib/cli/main.ts.
+  // The same mounting as lib/cli/main.ts (by default).
+  const routerAt = opts.routerAt ?? prefix;
+  const pagesAt = (opts.pagesAt ?? "").replace(/\/+$/, "");
   const app = express();
   app.disable("x-powered-by");
-  app.use(prefix, site.router);
+  app.use(routerAt, site.router);
   app.use(site.rootMiddleware);
-  for (const [mount, router] of site.pages) app.use(mount, router);
+  for (const [mount, router] of site.pages) app.use(pagesAt === "" ? mount : `${pagesAt}${mount === "/" ? "" : mount}`, router);
 
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });
   const home = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const restRoot = `${home}${prefix}/`;
+  const restRoot = `${home}${routerAt}/`;
   const ns = `${restRoot}calendar/events/v1`;
 
   return {

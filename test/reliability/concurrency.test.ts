@@ -16,15 +16,15 @@ function failures(list: ApiResponse[], ok: number): string[] {
 /** Published events with the term, counted in the database: what `count` must equal. */
 async function publishedWithTerm(t: TestSite, termId: number): Promise<number> {
   const rows = (await t.site.engine
-    .knex("term_relationships as r")
-    .join("posts as p", "p.id", "r.object_id")
+    .knex(`${t.site.engine.tables.termRelationships} as r`)
+    .join(`${t.site.engine.tables.posts} as p`, "p.id", "r.object_id")
     .where({ "r.term_id": termId, "p.status": "publish" })
     .count({ n: "*" })) as Array<{ n: number | string }>;
   return Number(rows[0]?.n);
 }
 
 async function storedCount(t: TestSite, termId: number): Promise<number> {
-  const row = (await t.site.engine.knex("terms").where({ id: termId }).first("count")) as { count: number | string };
+  const row = (await t.site.engine.knex(t.site.engine.tables.terms).where({ id: termId }).first("count")) as { count: number | string };
   return Number(row.count);
 }
 
@@ -48,11 +48,11 @@ forEachDatabase("reliability: concurrency", (db) => {
     expect(new Set(slugs).size).to.equal(50);
     expect(slugs).to.include("same-title-everywhere");
     for (const slug of slugs) expect(slug).to.match(/^same-title-everywhere(-\d+)?$/);
-    const stored = (await t.site.engine.knex("posts").where({ title: "Same Title Everywhere", type: "event" }).select("slug")) as { slug: string }[];
+    const stored = (await t.site.engine.knex(t.site.engine.tables.posts).where({ title: "Same Title Everywhere", type: "event" }).select("slug")) as { slug: string }[];
     expect(new Set(stored.map((r) => r.slug)).size).to.equal(50);
     // Every event has its fields row (start and end stored).
     const ids = results.map((r) => (r.body as { id: number }).id);
-    const fields = (await t.site.engine.knex("fields_event").whereIn("post_id", ids).select("post_id", "start_local")) as { start_local: string }[];
+    const fields = (await t.site.engine.knex(t.site.engine.tables.fields("event")).whereIn("post_id", ids).select("post_id", "start_local")) as { start_local: string }[];
     expect(fields.length).to.equal(50);
   });
 
@@ -64,7 +64,7 @@ forEachDatabase("reliability: concurrency", (db) => {
       expect(failures(results, 201)).to.deep.equal([]);
       const ids = new Set(results.map((r) => (r.body as { id: number }).id));
       // calendar-api.md §5.3: a second create of the same name answers the existing record.
-      const stored = (await t.site.engine.knex("posts").where({ title: name }).whereNot("status", "trash").select("id")) as unknown[];
+      const stored = (await t.site.engine.knex(t.site.engine.tables.posts).where({ title: name }).whereNot("status", "trash").select("id")) as unknown[];
       expect(stored.length, `${kind}: ids answered ${[...ids].join(",")}`).to.equal(1);
       expect(ids.size, kind).to.equal(1);
     }
@@ -165,7 +165,7 @@ forEachDatabase("reliability: concurrency", (db) => {
     );
     expect(failures(results, 201)).to.deep.equal([]);
     for (const taxonomy of ["calendar_events_cat", "post_tag"]) {
-      const terms = (await t.site.engine.knex("terms").where({ taxonomy }).whereIn("name", ["Born In Parallel", "born-in-parallel"]).select("id")) as { id: number }[];
+      const terms = (await t.site.engine.knex(t.site.engine.tables.terms).where({ taxonomy }).whereIn("name", ["Born In Parallel", "born-in-parallel"]).select("id")) as { id: number }[];
       expect(terms.length, taxonomy).to.equal(1);
       const id = Number(terms[0]?.id);
       expect(await storedCount(t, id), taxonomy).to.equal(12);

@@ -12,6 +12,10 @@ import path from "node:path";
 import { expect } from "chai";
 import knexFactory, { type Knex } from "knex";
 import { call, startServer, type Reply, type Server } from "./cli-process";
+import { tableNames } from "../../lib/db/tables";
+
+/** The names of the CLI's tables (its default prefix). */
+const T = tableNames();
 
 const ADMIN = "admin:admin-pass";
 const EDITOR = "editor:editor-pass";
@@ -119,31 +123,31 @@ async function checkDatabase(file: string, stream: Stream): Promise<void> {
 
     const wrongCounts = await all(
       k,
-      `SELECT t.id, t.name, t.count, (SELECT COUNT(*) FROM term_relationships r JOIN posts p ON p.id = r.object_id
-         WHERE r.term_id = t.id AND p.status = 'publish') AS actual FROM terms t`,
+      `SELECT t.id, t.name, t.count, (SELECT COUNT(*) FROM ${T.termRelationships} r JOIN ${T.posts} p ON p.id = r.object_id
+         WHERE r.term_id = t.id AND p.status = 'publish') AS actual FROM ${T.terms} t`,
     );
     expect(wrongCounts.filter((r) => Number((r as { count: number }).count) !== Number((r as { actual: number }).actual))).to.deep.equal([]);
 
-    expect(await all(k, "SELECT * FROM term_relationships WHERE object_id NOT IN (SELECT id FROM posts) OR term_id NOT IN (SELECT id FROM terms)")).to.deep.equal([]);
-    expect(await all(k, "SELECT * FROM post_links WHERE from_id NOT IN (SELECT id FROM posts) OR to_id NOT IN (SELECT id FROM posts)")).to.deep.equal([]);
-    expect(await all(k, "SELECT * FROM postmeta WHERE post_id NOT IN (SELECT id FROM posts)")).to.deep.equal([]);
-    const fieldTables = (await all<{ name: string }>(k, "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'fields_%'")).map((r) => r.name);
-    expect(fieldTables).to.include("fields_event");
+    expect(await all(k, `SELECT * FROM ${T.termRelationships} WHERE object_id NOT IN (SELECT id FROM ${T.posts}) OR term_id NOT IN (SELECT id FROM ${T.terms})`)).to.deep.equal([]);
+    expect(await all(k, `SELECT * FROM ${T.postLinks} WHERE from_id NOT IN (SELECT id FROM ${T.posts}) OR to_id NOT IN (SELECT id FROM ${T.posts})`)).to.deep.equal([]);
+    expect(await all(k, `SELECT * FROM ${T.postmeta} WHERE post_id NOT IN (SELECT id FROM ${T.posts})`)).to.deep.equal([]);
+    const fieldTables = (await all<{ name: string }>(k, `SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '${T.name("fields\\_")}%' ESCAPE '\\'`)).map((r) => r.name);
+    expect(fieldTables).to.include(T.fields("event"));
     for (const table of fieldTables) {
-      expect(await all(k, `SELECT post_id FROM "${table}" WHERE post_id NOT IN (SELECT id FROM posts)`), table).to.deep.equal([]);
+      expect(await all(k, `SELECT post_id FROM "${table}" WHERE post_id NOT IN (SELECT id FROM ${T.posts})`), table).to.deep.equal([]);
     }
     // Every event has its fields row, with a start and an end.
     expect(
-      await all(k, "SELECT p.id FROM posts p LEFT JOIN fields_event f ON f.post_id = p.id WHERE p.type = 'event' AND (f.post_id IS NULL OR f.start_utc IS NULL OR f.end_utc IS NULL)"),
+      await all(k, `SELECT p.id FROM ${T.posts} p LEFT JOIN ${T.fields("event")} f ON f.post_id = p.id WHERE p.type = 'event' AND (f.post_id IS NULL OR f.start_utc IS NULL OR f.end_utc IS NULL)`),
     ).to.deep.equal([]);
     // Venue and organizer links point at venues and organizers.
     expect(
-      await all(k, "SELECT l.* FROM post_links l JOIN posts p ON p.id = l.to_id WHERE (l.relation = 'venue' AND p.type <> 'venue') OR (l.relation = 'organizer' AND p.type <> 'organizer')"),
+      await all(k, `SELECT l.* FROM ${T.postLinks} l JOIN ${T.posts} p ON p.id = l.to_id WHERE (l.relation = 'venue' AND p.type <> 'venue') OR (l.relation = 'organizer' AND p.type <> 'organizer')`),
     ).to.deep.equal([]);
 
     // Every acknowledged write is there; a write whose answer never came may or may not be.
     const rows = new Map(
-      (await k("posts").whereIn("id", [...stream.known.keys()]).select("id", "title", "status")).map((r: { id: number; title: string; status: string }) => [Number(r.id), r]),
+      (await k(T.posts).whereIn("id", [...stream.known.keys()]).select("id", "title", "status")).map((r: { id: number; title: string; status: string }) => [Number(r.id), r]),
     );
     const missing: string[] = [];
     for (const rec of stream.known.values()) {

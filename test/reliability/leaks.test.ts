@@ -29,8 +29,8 @@ interface Ids {
 
 async function idsByTitle(t: TestSite): Promise<Ids> {
   const knex = t.site.engine.knex;
-  const posts = (await knex("posts").select("id", "type", "title", "slug")) as { id: number; type: string; title: string; slug: string }[];
-  const terms = (await knex("terms").select("id", "taxonomy", "name")) as { id: number; taxonomy: string; name: string }[];
+  const posts = (await knex(t.site.engine.tables.posts).select("id", "type", "title", "slug")) as { id: number; type: string; title: string; slug: string }[];
+  const terms = (await knex(t.site.engine.tables.terms).select("id", "taxonomy", "name")) as { id: number; taxonomy: string; name: string }[];
   const ids: Ids = { events: {}, venues: {}, organizers: {}, categories: {}, tags: {} };
   for (const p of posts) {
     const bucket = p.type === "event" ? ids.events : p.type === "venue" ? ids.venues : p.type === "organizer" ? ids.organizers : undefined;
@@ -127,11 +127,12 @@ describe("reliability: no leaks of hidden content or secrets", function () {
   before(async () => {
     t = await startTestSite({ fixture: leakFixture });
     ids = await idsByTitle(t);
-    const slugs = ((await t.site.engine.knex("posts").select("slug")) as { slug: string }[]).map((r) => r.slug).filter((s) => s !== "");
+    const slugs = ((await t.site.engine.knex(t.site.engine.tables.posts).select("slug")) as { slug: string }[]).map((r) => r.slug).filter((s) => s !== "");
     slugs.push("hidden-draft-event", "hidden-venue-draft", "hidden-org-draft", "hidden-trashed-event");
     allProbes = probes(ids, [...new Set(slugs)]);
     secrets = await collectSecrets(
       t.site.engine.knex,
+      t.site.engine.tables,
       (leakFixture.users ?? []).map((u) => ({ login: u.login, email: u.email, appPasswords: u.app_password ? [u.app_password] : [] })),
     );
     for (const role of ["anonymous", "subscriber", "contributor", "admin"] as Role[]) {
@@ -145,7 +146,7 @@ describe("reliability: no leaks of hidden content or secrets", function () {
   });
 
   it("the fixture really has hidden records (the markers are in the database)", async () => {
-    const hidden = (await t.site.engine.knex("posts").whereNot("status", "publish").select("id")) as unknown[];
+    const hidden = (await t.site.engine.knex(t.site.engine.tables.posts).whereNot("status", "publish").select("id")) as unknown[];
     expect(hidden.length).to.be.at.least(10);
     expect(Object.keys(ids.events)).to.include.members(["ZZLEAK Draft Event", "ZZLEAK Future Event", "Protected Event"]);
   });
@@ -206,8 +207,8 @@ describe("reliability: no leaks of hidden content or secrets", function () {
       const hit = (answers.get(role) ?? []).find((a) => a.probe.path === "/categories" && a.probe.query?.hide_empty === "false" && a.probe.query?.orderby === undefined);
       const cats = (hit?.res.body as { categories: Array<{ id: number; name: string; count: number }> }).categories;
       for (const c of cats) {
-        const published = (await knex("term_relationships as r")
-          .join("posts as p", "p.id", "r.object_id")
+        const published = (await knex(`${t.site.engine.tables.termRelationships} as r`)
+          .join(`${t.site.engine.tables.posts} as p`, "p.id", "r.object_id")
           .where({ "r.term_id": c.id, "p.status": "publish" })
           .count({ n: "*" })) as Array<{ n: number | string }>;
         expect(c.count, c.name).to.equal(Number(published[0]?.n));

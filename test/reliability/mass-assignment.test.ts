@@ -51,7 +51,7 @@ describe("reliability: mass assignment", function () {
   const users: Record<string, number> = {};
 
   const row = async (id: number): Promise<PostRow> => {
-    const r = (await t.site.engine.knex("posts").where({ id }).first()) as PostRow | undefined;
+    const r = (await t.site.engine.knex(t.site.engine.tables.posts).where({ id }).first()) as PostRow | undefined;
     if (!r) throw new Error(`no post ${id}`);
     return { ...r, id: Number(r.id), author: Number(r.author), menu_order: Number(r.menu_order), parent: Number(r.parent) };
   };
@@ -222,19 +222,19 @@ describe("reliability: mass assignment", function () {
     const cat = await t.post("/categories", { as: "author", json: { name: "Counted", count: 999, taxonomy: "post_tag", term_id: 1, term_group: 7 } });
     expect(cat.status, JSON.stringify(cat.body)).to.equal(201);
     const catId = (cat.body as { id: number }).id;
-    const stored = (await t.site.engine.knex("terms").where({ id: catId }).first()) as { taxonomy: string; count: number; term_group: number };
+    const stored = (await t.site.engine.knex(t.site.engine.tables.terms).where({ id: catId }).first()) as { taxonomy: string; count: number; term_group: number };
     expect(stored.taxonomy).to.equal("calendar_events_cat");
     expect(Number(stored.count)).to.equal(0);
     expect(Number(stored.term_group)).to.equal(0);
     const upd = await t.post(`/categories/${catId}`, { as: "editor", json: { count: 500, taxonomy: "post_tag" } });
     expect(upd.status).to.equal(200);
-    const after = (await t.site.engine.knex("terms").where({ id: catId }).first()) as { taxonomy: string; count: number };
+    const after = (await t.site.engine.knex(t.site.engine.tables.terms).where({ id: catId }).first()) as { taxonomy: string; count: number };
     expect(Number(after.count)).to.equal(0);
     expect(after.taxonomy).to.equal("calendar_events_cat");
     // A category id sent to the tag routes is not a tag (no crossing taxonomies through a body field).
     const asTag = await t.post(`/tags/${catId}`, { as: "editor", json: { name: "Renamed via tags" } });
     expect(asTag.status).to.equal(400);
-    expect(((await t.site.engine.knex("terms").where({ id: catId }).first()) as { name: string }).name).to.equal("Counted");
+    expect(((await t.site.engine.knex(t.site.engine.tables.terms).where({ id: catId }).first()) as { name: string }).name).to.equal("Counted");
   });
 
   it("prototype keys in JSON and form bodies change nothing: no status, no author, no polluted prototype", async () => {
@@ -261,7 +261,7 @@ describe("reliability: mass assignment", function () {
   });
 
   it("a subscriber's write attempts change nothing, whatever fields they carry", async () => {
-    const before = (await t.site.engine.knex("posts").count({ n: "*" })) as Array<{ n: number | string }>;
+    const before = (await t.site.engine.knex(t.site.engine.tables.posts).count({ n: "*" })) as Array<{ n: number | string }>;
     const target = await createEvent("admin", { title: "Subscriber target" });
     const attempts = [
       t.post("/events", { as: "subscriber", json: { title: "x", ...FUTURE, status: "publish", author: users.subscriber } }),
@@ -272,7 +272,7 @@ describe("reliability: mass assignment", function () {
       t.post("/tags", { as: "contributor", json: { name: "x" } }),
     ];
     for (const res of await Promise.all(attempts)) expect(res.status).to.equal(403);
-    const after = (await t.site.engine.knex("posts").count({ n: "*" })) as Array<{ n: number | string }>;
+    const after = (await t.site.engine.knex(t.site.engine.tables.posts).count({ n: "*" })) as Array<{ n: number | string }>;
     expect(Number(after[0]?.n)).to.equal(Number(before[0]?.n) + 1);
     expect((await row(target)).title).to.equal("Subscriber target");
     expect((await row(target)).status).to.equal("publish");

@@ -14,6 +14,7 @@ import path from "node:path";
 import { expect } from "chai";
 import knexFactory from "knex";
 import { call, startServer, type Server } from "./cli-process";
+import { tableNames } from "../../lib/db/tables";
 
 const ADMIN = `Basic ${Buffer.from("admin:admin-pass").toString("base64")}`;
 const WHEN = { start_date: "2031-07-01 10:00:00", end_date: "2031-07-01 12:00:00" };
@@ -147,7 +148,7 @@ describe("reliability: graceful shutdown under load (SIGTERM)", function () {
     const created = [...replies.map((r) => (JSON.parse(r.body) as { id: number }).id), ...answers.flatMap((a) => (a.id === undefined ? [] : [a.id]))];
     const k = knexFactory({ client: "sqlite3", connection: { filename: file }, useNullAsDefault: true });
     try {
-      const rows = (await k("posts").whereIn("id", created).select("id")) as unknown[];
+      const rows = (await k(tableNames().posts).whereIn("id", created).select("id")) as unknown[];
       expect(rows.length).to.equal(created.length);
       expect(await k.raw("PRAGMA integrity_check")).to.deep.equal([{ integrity_check: "ok" }]);
     } finally {

@@ -109,8 +109,8 @@ forEachDatabase("reliability: storage limits are 4xx or stored, never 500", (db)
   before(async () => {
     database = await db.create();
     t = await startTestSite({ fixture: "minimal", target: database.target });
-    const event = (await t.site.engine.knex("posts").where({ type: "event", status: "publish" }).orderBy("id").first("id")) as { id: number };
-    const venue = (await t.site.engine.knex("posts").where({ type: "venue", status: "publish" }).orderBy("id").first("id")) as { id: number };
+    const event = (await t.site.engine.knex(t.site.engine.tables.posts).where({ type: "event", status: "publish" }).orderBy("id").first("id")) as { id: number };
+    const venue = (await t.site.engine.knex(t.site.engine.tables.posts).where({ type: "venue", status: "publish" }).orderBy("id").first("id")) as { id: number };
     ids = { event: Number(event.id), venue: Number(venue.id) };
   });
   after(async () => {

@@ -5,6 +5,7 @@
  */
 import { expect } from "chai";
 import Sqlite from "better-sqlite3";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -39,7 +40,7 @@ describe("routes: answer store", () => {
     versions.clear();
     revision = 0;
   });
-  const built = (text: string, tags: number[] | null = [4], status = 200): (() => Promise<BuiltAnswer>) => async () => ({ response: response(text, status), tags: tags === null ? null : new Set(tags) });
+  const built = (text: string, tags: number[] | null = [4], status = 200): (() => Promise<BuiltAnswer>) => async () => ({ response: response(text, status), success: status < 300, tags: tags === null ? null : new Set(tags) });
   const bodyOf = async (p: Promise<ComposedResponse>): Promise<string> => (await p).body?.toString() ?? "";
 
   it("sends a stored answer as it is while nothing committed, and proves it against the tags after a commit", async () => {
@@ -74,7 +75,7 @@ describe("routes: answer store", () => {
     const racing = async (): Promise<BuiltAnswer> => {
       revision++; // a write commits while the answer is built
       versions.set(4, (versions.get(4) ?? 0) + 1);
-      return { response: response("old"), tags: new Set([4]) };
+      return { response: response("old"), success: true, tags: new Set([4]) };
     };
     expect(await bodyOf(store.answer("k", racing))).to.equal("old");
     await store.flush();
@@ -89,6 +90,29 @@ describe("routes: answer store", () => {
     await store.flush();
     expect(store.stats().stored).to.equal(0);
     expect(await bodyOf(store.answer("a", built("y", null)))).to.equal("y");
+  });
+
+  it("never keeps a refusal an _envelope wrapped in a 200", async () => {
+    const store = await open();
+    await store.answer("e", async () => ({ response: response('{"status":403}'), success: false, tags: new Set([4]) }));
+    expect(store.stats().stored).to.equal(0);
+    expect(await bodyOf(store.answer("e", built("open")))).to.equal("open");
+  });
+
+  it("stays within maxBytes: past it the oldest stored answers go, and are built again when asked", async () => {
+    const maxBytes = 256 * 1024;
+    const store = await AnswerStore.open({ file: ":memory:", maxBytes, revision: async () => "r", versions: async () => new Map(), always: [2], identity: "bound" });
+    stores.push(store);
+    // Incompressible answers of ~2 kB with long keys: ~6 MB offered in all.
+    const answer = (i: number): string => `${i}:${randomBytes(1024).toString("hex")}`;
+    for (let i = 0; i < 2000; i++) await store.answer(`key-${i}-${"k".repeat(1000)}`, built(answer(i)));
+    const { answers, bytes } = store.size();
+    expect(bytes).to.be.at.most(maxBytes);
+    expect(answers).to.be.greaterThan(20).and.lessThan(2000);
+    expect(store.stats().evicted).to.equal(2000 - answers);
+    // The newest is still there; the oldest was evicted and is built again.
+    expect(await bodyOf(store.answer(`key-1999-${"k".repeat(1000)}`, built("rebuilt")))).to.match(/^1999:/);
+    expect(await bodyOf(store.answer(`key-0-${"k".repeat(1000)}`, built("rebuilt")))).to.equal("rebuilt");
   });
 
   it("builds every time when there is no revision token", async () => {
@@ -153,10 +177,10 @@ describe("routes: answer store", () => {
       await a.answer("tiny", built("tiny answer"));
       const body = Buffer.concat([Buffer.from(JSON.stringify({ title: "Zürich \u2014 «Nacht»", text: "x".repeat(4000) })), Buffer.from([0, 10, 255, 10])]);
       const headers: Array<[string, string]> = [["Content-Type", "application/json; charset=UTF-8"], ["ETag", '"abc"'], ["Link", '<http://h/wp-json/>; rel="https://api.w.org/"']];
-      await a.answer("k", async () => ({ response: { status: 200, headers, body, noCache: false }, tags: new Set([4]) }));
-      await a.answer("k2", async () => ({ response: { status: 200, headers, body: Buffer.from("second"), noCache: false }, tags: new Set([4]) }));
+      await a.answer("k", async () => ({ response: { status: 200, headers, body, noCache: false }, success: true, tags: new Set([4]) }));
+      await a.answer("k2", async () => ({ response: { status: 200, headers, body: Buffer.from("second"), noCache: false }, success: true, tags: new Set([4]) }));
       const b = await openFile();
-      const again = await b.answer("k", async () => ({ response: response("rebuilt"), tags: new Set([4]) }));
+      const again = await b.answer("k", async () => ({ response: response("rebuilt"), success: true, tags: new Set([4]) }));
       expect(b.stats().proved).to.equal(1);
       expect(again.body?.equals(body)).to.equal(true);
       expect(again.headers).to.deep.equal(headers);

@@ -8,6 +8,7 @@ import express from "express";
 import type { AddressInfo } from "node:net";
 import { request as httpRequest, type Server } from "node:http";
 import { RestError, RestServer, type RestRequest } from "../../lib/routes";
+import { ResponseCache, type ComposedResponse } from "../../lib/routes/response-cache";
 import { fakeAuthenticate } from "./helpers";
 
 interface Harness {
@@ -86,6 +87,35 @@ function getWithBody(url: string, body: string): Promise<number> {
 
 const admin = { authorization: `Basic ${Buffer.from("admin:admin-pass").toString("base64")}` };
 
+describe("REST response cache: memory bound", () => {
+  const answerOf = (bytes: number): ComposedResponse => ({ status: 200, headers: [["Content-Type", "application/json"]], body: Buffer.alloc(bytes, 120), noCache: false });
+  const ask = (cache: ResponseCache, key: string, bytes: number): Promise<ComposedResponse> =>
+    cache.answer(key, () => true, async () => ({ response: answerOf(bytes), keep: true }));
+
+  it("counts keys and headers, not only bodies, against maxBytes", async () => {
+    const maxBytes = 1024 * 1024;
+    const cache = new ResponseCache({ revision: async () => "r", maxBytes, maxEntries: 1_000_000 });
+    // Tiny bodies under 15 kB keys: the keys are what takes the memory.
+    for (let i = 0; i < 500; i++) {
+      const key = `${i}:${"q".repeat(15 * 1024)}`;
+      await ask(cache, key, 10);
+      await ask(cache, key, 10);
+    }
+    const { entries, bytes } = cache.stats();
+    expect(bytes).to.be.at.most(maxBytes);
+    expect(entries).to.be.greaterThan(0).and.at.most(Math.floor(maxBytes / (30 * 1024)));
+  });
+
+  it("holds at most maxEntries answers", async () => {
+    const cache = new ResponseCache({ revision: async () => "r", maxEntries: 50 });
+    for (let i = 0; i < 400; i++) {
+      await ask(cache, `k${i}`, 1);
+      await ask(cache, `k${i}`, 1);
+    }
+    expect(cache.stats().entries).to.equal(50);
+  });
+});
+
 describe("REST response cache", () => {
   let h: Harness;
   beforeEach(async () => {
@@ -106,14 +136,18 @@ describe("REST response cache", () => {
     expect((await json(`${h.base}/count`)).body.build).to.equal(3);
   });
 
-  it("keys by query string and Origin, and sends HEAD without the body", async () => {
+  it("keys by query string, not by Origin (CORS headers are added to the kept answer), and sends HEAD without the body", async () => {
     for (let i = 0; i < 2; i++) await json(`${h.base}/count?q=a`);
     expect((await json(`${h.base}/count?q=a`)).body).to.include({ build: 2, q: "a" });
     expect((await json(`${h.base}/count?q=b`)).body).to.include({ build: 3, q: "b" });
-    for (let i = 0; i < 2; i++) await json(`${h.base}/count?q=a`, { headers: { origin: "https://a.example" } });
     const cors = await json(`${h.base}/count?q=a`, { headers: { origin: "https://a.example" } });
-    expect(cors.body.build).to.equal(5);
+    expect(cors.body.build).to.equal(2);
     expect(cors.headers.get("access-control-allow-origin")).to.equal("https://a.example");
+    expect(cors.headers.get("access-control-allow-credentials")).to.equal("true");
+    expect(cors.headers.get("vary")).to.equal("Authorization, Origin");
+    const other = await json(`${h.base}/count?q=a`, { headers: { origin: "https://b.example" } });
+    expect(other.body.build).to.equal(2);
+    expect(other.headers.get("access-control-allow-origin")).to.equal("https://b.example");
     const plain = await json(`${h.base}/count?q=a`);
     expect(plain.body.build).to.equal(2);
     expect(plain.headers.get("access-control-allow-origin")).to.equal(null);
@@ -121,7 +155,7 @@ describe("REST response cache", () => {
     expect(head.status).to.equal(200);
     expect(await head.text()).to.equal("");
     expect(Number(head.headers.get("content-length"))).to.equal(Buffer.byteLength(JSON.stringify(plain.body)));
-    expect(h.builds()).to.equal(5);
+    expect(h.builds()).to.equal(3);
   });
 
   it("never serves or keeps answers for authenticated requests, and they carry no-cache headers", async () => {

@@ -17,6 +17,7 @@ import type { Term } from "../../taxonomy/types";
 import type { CurrentUser } from "../../users/types";
 import { createOrReuseLinkedPost, validateLinkedPostData, type LinkedPostKind } from "../linked-posts";
 import { ORGANIZER, TAG, VENUE } from "../post-types";
+import { cleanTermField } from "../terms/kinds";
 import { parseList } from "../shared/args";
 import { invalidParam } from "./errors";
 
@@ -68,7 +69,8 @@ export async function resolveTermIds(engine: EngineApi, taxonomy: string, items:
       const term = known.get(item);
       id = term && term.taxonomy === taxonomy ? term.id : undefined;
     } else {
-      const name = item.trim();
+      // A new term's name as the term routes store it (cleaned for everyone), and looked up the same way.
+      const name = cleanTermField("name", item, false);
       if (name === "") continue;
       const found = await existingTerm(engine, taxonomy, name, language);
       id = found ? found.id : await createTerm(engine, taxonomy, name, language);
@@ -93,7 +95,7 @@ export function termLockParts(terms: Readonly<Record<string, TermItems | undefin
   for (const [taxonomy, items] of Object.entries(terms)) {
     for (const item of items ?? []) {
       if (typeof item !== "string") continue;
-      const name = item.trim();
+      const name = cleanTermField("name", item, false);
       if (name !== "") parts.push(["term", taxonomy, language, sanitizeTitle(name) || name.toLowerCase()]);
     }
   }

@@ -21,6 +21,7 @@ import type { CurrentUser } from "../../users/types";
 import { CATEGORY, EVENT, ORGANIZER, ORGANIZER_LINK, TAG, VENUE, VENUE_LINK } from "../post-types";
 import { MAX_PER_PAGE, MAX_SEARCH_LENGTH, nonEmptyString, pageArgs, parseList, searchProblem } from "../shared/args";
 import { defaultListEnd, defaultListStart, isParseableDate, listBound, nowOf, type DateValue } from "./dates";
+import { isFilterableBy } from "../records/access";
 import { invalidParam } from "./errors";
 
 /** The arguments of `GET /events`, by their API names (an in-process caller passes the same names). */
@@ -138,9 +139,16 @@ export function resolveTermFilterFor(scope: object | undefined, engine: EngineAp
   return memoised(scope, lookupKey("terms", taxonomy, language, value), () => resolveTermFilter(engine, taxonomy, value, language));
 }
 
-/** Each item numeric and the ID of a post of the type (any status), once per request. */
-export function resolvePostIdsFor(scope: object | undefined, engine: EngineApi, type: string, value: unknown, what: string): Promise<{ ids: number[] } | { error: string }> {
-  return memoised(scope, lookupKey("posts", type, what, value), () => resolvePostIds(engine, type, value, what));
+/** `resolvePostIds` once per request. */
+export function resolvePostIdsFor(
+  scope: object | undefined,
+  engine: EngineApi,
+  type: string,
+  value: unknown,
+  what: string,
+  user: CurrentUser | null,
+): Promise<{ ids: number[] } | { error: string }> {
+  return memoised(scope, lookupKey("posts", type, what, value, user?.id ?? 0), () => resolvePostIds(engine, type, value, what, user));
 }
 
 /** Each item an existing term of the taxonomy, by ID (numeric items) or slug (in L first). */
@@ -157,8 +165,11 @@ export async function resolveTermFilter(engine: EngineApi, taxonomy: string, val
   return { ids };
 }
 
-/** Each item numeric and the ID of a post of the type (any status). */
-export async function resolvePostIds(engine: EngineApi, type: string, value: unknown, what: string): Promise<{ ids: number[] } | { error: string }> {
+/**
+ * Each item numeric and the ID of a post of the type that the user may
+ * read (records/access.ts): a hidden one fails exactly as a missing one.
+ */
+export async function resolvePostIds(engine: EngineApi, type: string, value: unknown, what: string, user: CurrentUser | null): Promise<{ ids: number[] } | { error: string }> {
   const items = listItems(value);
   const ids: number[] = [];
   for (const item of items) {
@@ -167,7 +178,7 @@ export async function resolvePostIds(engine: EngineApi, type: string, value: unk
   }
   if (ids.length === 0) return { ids };
   const found = await engine.posts.find({ type, ids, perPage: 0, noTotal: true });
-  const have = new Set(found.posts.map((p) => p.id));
+  const have = new Set(found.posts.filter((p) => isFilterableBy(p, user, type === EVENT)).map((p) => p.id));
   const missing = ids.find((id) => !have.has(id));
   return missing === undefined ? { ids } : { error: `${missing} is not the ID of a ${what}.` };
 }
@@ -269,7 +280,7 @@ export function eventListParams(engine: EngineApi): ListParam[] {
     description,
     items: { type: "integer" },
     docType: { type: "array", items: { type: "integer" } },
-    validate: async (value, req) => asValidateResult(await resolvePostIdsFor(req, engine, type, value, what)),
+    validate: async (value, req) => asValidateResult(await resolvePostIdsFor(req, engine, type, value, what, req.user)),
   });
   const coordinateArg = (axis: "lat" | "lng"): ArgSpec => {
     const partner = axis === "lat" ? "geoloc_lng" : "geoloc_lat";
@@ -344,7 +355,7 @@ export function eventListParams(engine: EngineApi): ListParam[] {
       name: "venue",
       arg: linkArg(VENUE, "venue", "Events at any of these venues (IDs, a list or comma-separated)."),
       apply: async (value, draft, ctx) => {
-        const r = await resolvePostIdsFor(ctx.scope, ctx.engine, VENUE, value, "venue");
+        const r = await resolvePostIdsFor(ctx.scope, ctx.engine, VENUE, value, "venue", ctx.user);
         if ("error" in r) fail("venue", r.error);
         if (r.ids.length === 0) return;
         draft.query.links.push({ relation: VENUE_LINK, to: r.ids, translations: true });
@@ -355,7 +366,7 @@ export function eventListParams(engine: EngineApi): ListParam[] {
       name: "organizer",
       arg: linkArg(ORGANIZER, "organizer", "Events with any of these organizers (IDs, a list or comma-separated)."),
       apply: async (value, draft, ctx) => {
-        const r = await resolvePostIdsFor(ctx.scope, ctx.engine, ORGANIZER, value, "organizer");
+        const r = await resolvePostIdsFor(ctx.scope, ctx.engine, ORGANIZER, value, "organizer", ctx.user);
         if ("error" in r) fail("organizer", r.error);
         if (r.ids.length === 0) return;
         draft.query.links.push({ relation: ORGANIZER_LINK, to: r.ids, translations: true });
@@ -446,11 +457,11 @@ export function eventListParams(engine: EngineApi): ListParam[] {
       arg: {
         type: "integer",
         description: "Only child events of this event ID.",
-        validate: async (value) => (isWpInteger(value) && (await isEventId(engine, Number(value)))) || "post_parent must be the ID of an event.",
+        validate: async (value, req) => (isWpInteger(value) && (await isEventId(engine, Number(value), req.user))) || "post_parent must be the ID of an event.",
       },
       apply: async (value, draft, ctx) => {
         const id = Number(value);
-        if (!isWpInteger(value) || !(await isEventId(ctx.engine, id))) fail("post_parent", "post_parent must be the ID of an event.");
+        if (!isWpInteger(value) || !(await isEventId(ctx.engine, id, ctx.user))) fail("post_parent", "post_parent must be the ID of an event.");
         draft.query.parent = [id];
         draft.echo.post_parent = id;
       },
@@ -474,10 +485,11 @@ function ticketsNotActive(): RestError {
   return new RestError("event-tickets-not-active", "Ticketing support is not available: filtering events by tickets is not possible.", 400);
 }
 
-async function isEventId(engine: EngineApi, id: number): Promise<boolean> {
+/** An event this user may read (records/access.ts): a hidden one is no event to them. */
+async function isEventId(engine: EngineApi, id: number, user: CurrentUser | null): Promise<boolean> {
   if (!Number.isSafeInteger(id) || id <= 0) return false;
   const post = await engine.posts.get(id);
-  return post !== undefined && post.type === EVENT;
+  return post !== undefined && post.type === EVENT && isFilterableBy(post, user, true);
 }
 
 async function languageOf(engine: EngineApi, sent: unknown): Promise<string> {

@@ -10,7 +10,7 @@ import type { DateTime } from "luxon";
 import type { EngineApi } from "../../engine-api";
 import { lockNames } from "../../db/name-lock";
 import { isEngineError } from "../../engine-errors";
-import { sanitizePostHtml } from "../../format/sanitize";
+import { sanitizeField } from "../../format/sanitize";
 import { sanitizeTitle } from "../../format/slug";
 import { postTypeCaps, type PostTypeCaps } from "../../posts/registry";
 import type { FieldValue, LoadedPost, PostInput, PostPatch, PostQuery, PostStatus } from "../../posts/types";
@@ -49,7 +49,7 @@ import {
 } from "./errors";
 import { parseLinkedValue, resolveLinkedRefs, resolveTermIds, termItems, termLockParts, type LinkedRef, type TermItems } from "./linked";
 import { applyDateBounds, clampPerPage, eventListParams, type EventListInput, type ListContext, type ListDraft, type ListParam } from "./list-query";
-import { FLAG_FIELDS, REQUIRED_ON_CREATE, WRITE_FIELDS, WRITE_RULES } from "./rules";
+import { FLAG_FIELDS, REQUIRED_ON_CREATE, WRITE_FIELDS, WRITE_RULES, WRITE_SANITIZERS } from "./rules";
 import { checkAuthorAssignment } from "../shared/author";
 
 /** Relations and terms loaded with every event the operations return (what a record embeds). */
@@ -126,9 +126,10 @@ export function eventCaps(engine: EngineApi): PostTypeCaps {
   return postTypeCaps(engine.postType(EVENT)?.capabilityType ?? ["event", "events"]);
 }
 
-/** The acting user's text as stored: HTML filtered for users without `unfiltered_html` (WordPress's kses on save). */
-function userText(text: string, user: CurrentUser | null): string {
-  return user?.can("unfiltered_html") ? text : sanitizePostHtml(text);
+/** A text field as stored: cleaned by its sanitiser in WRITE_SANITIZERS, for the acting user. */
+function cleaned(name: keyof typeof WRITE_SANITIZERS, text: string, user: CurrentUser | null): string {
+  const kind = WRITE_SANITIZERS[name];
+  return kind === undefined ? text : sanitizeField(kind, text, user?.can("unfiltered_html") === true);
 }
 
 function flag(value: unknown): boolean {
@@ -352,9 +353,9 @@ async function prepareWrite(
   const fields: Record<string, FieldValue> = { ...times.fields };
   const patch: PreparedWrite["patch"] = { fields };
 
-  if (sent(input.title)) patch.title = userText(input.title, user);
-  if (sent(input.description)) patch.content = userText(input.description, user);
-  if (sent(input.excerpt)) patch.excerpt = userText(input.excerpt, user);
+  if (sent(input.title)) patch.title = cleaned("title", input.title, user);
+  if (sent(input.description)) patch.content = cleaned("description", input.description, user);
+  if (sent(input.excerpt)) patch.excerpt = cleaned("excerpt", input.excerpt, user);
   if (sent(input.slug)) patch.slug = input.slug;
   if (sent(input.author)) patch.author = Number(input.author);
   // An omitted status is the default of status scaling on update too: a
@@ -378,7 +379,7 @@ async function prepareWrite(
   // reset to false on update (match).
   for (const name of FLAG_FIELDS) fields[name] = sent(input[name]) ? flag(input[name]) : false;
   if (sent(input.website)) {
-    const website = String(input.website).trim();
+    const website = cleaned("website", String(input.website), user);
     // On create an empty website stores nothing (the record shows the event page), as the original's array_filter drops it.
     fields.website = website === "" && mode === "create" ? null : website;
   } else if (mode === "update") {
@@ -386,7 +387,9 @@ async function prepareWrite(
     fields.website = "";
   }
   if (sent(input.cost)) {
-    const cost = normaliseCostInput(input.cost);
+    const cost = normaliseCostInput(input.cost)
+      .map((value) => cleaned("cost", value, user))
+      .filter((value) => value !== "");
     fields.cost = cost.length > 0 ? JSON.stringify(cost) : null;
   }
 
@@ -429,7 +432,7 @@ async function resolveRelations(
   const inline = (["venue", "organizer"] as const).flatMap((kind) =>
     (prepared.links[kind] ?? []).flatMap((ref) => ("data" in ref ? [{ kind, data: ref.data }] : [])),
   );
-  await lockNames(tx.knex, tx.dialect, [...termLockParts(prepared.terms, language), ...linkedPostLockParts(inline, language)]);
+  await lockNames(tx, [...termLockParts(prepared.terms, language), ...linkedPostLockParts(inline, language)]);
   const out: Pick<PostInput, "terms" | "links"> = {};
   for (const [taxonomy, items] of Object.entries(prepared.terms)) {
     if (items === undefined) continue;

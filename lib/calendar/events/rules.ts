@@ -6,6 +6,7 @@
  */
 import type { EngineApi } from "../../engine-api";
 import { isValidTimeZone } from "../../dates/format";
+import { escUrlRaw, type FieldSanitizer } from "../../format/sanitize";
 import { checkImageValue } from "../linked-posts/image";
 import { authorRule, isAbsoluteUrl, statusRule } from "../linked-posts/validate";
 import { EVENT, postTypes } from "../post-types";
@@ -73,9 +74,12 @@ const timezoneRule: FieldRule = (value) =>
 /** Empty, or an absolute URL (PHP's FILTER_VALIDATE_URL in the original: `foo` fails) that fits its column. */
 const websiteRule: FieldRule = (value) => {
   if (typeof value !== "string" || (value.trim() !== "" && !isAbsoluteUrl(value.trim()))) return "The website must be empty or a valid URL.";
+  const stored = escUrlRaw(value.trim());
+  // A scheme esc_url_raw() drops (`javascript://…`) leaves nothing to store: refused rather than silently cleared.
+  if (value.trim() !== "" && stored === "") return "The website must be empty or a valid URL.";
   const max = eventFieldMaxLength("website");
-  // The operation stores the trimmed value.
-  return [...value.trim()].length > max ? `The website must be at most ${max} characters long.` : null;
+  // The operation stores the cleaned value.
+  return [...stored].length > max ? `The website must be at most ${max} characters long.` : null;
 };
 
 const booleanLike: FieldRule = (value) =>
@@ -121,6 +125,24 @@ export const WRITE_RULES: Readonly<Record<WriteField, FieldRule>> = {
     const parsed = await validateLinkedValue(engine, "organizer", value);
     return "error" in parsed ? parsed.error : null;
   },
+};
+
+/**
+ * How each stored text field of an event is cleaned on save
+ * (lib/format/sanitize.ts): title, description and excerpt are HTML (kept
+ * for users with `unfiltered_html`, kses for others, as WordPress does for
+ * post titles and content); the website an esc_url_raw() URL and each cost
+ * value sanitize_text_field() text, for everyone. Slugs are normalised by
+ * the engine; the other fields are dates, flags, IDs and enumerations that
+ * their rules already restrict. Terms, venues and organizers created with
+ * an event go through their own tables.
+ */
+export const WRITE_SANITIZERS: Readonly<Partial<Record<WriteField, FieldSanitizer>>> = {
+  title: "html",
+  description: "html",
+  excerpt: "html",
+  website: "url",
+  cost: "text",
 };
 
 /** The create fields that must be sent (calendar-api.md §4.3). */

@@ -5,6 +5,7 @@ import { isWpInteger } from "../../routes/coerce";
 import type { RestRequest } from "../../routes/request";
 import type { ArgSpec, ArgsMap, ValidateResult } from "../../routes/types";
 import { EVENT } from "../post-types";
+import { isFilterableBy } from "../records/access";
 import { MAX_SEARCH_LENGTH, pageArgs, parseList, requestLanguage, searchProblem } from "../shared/args";
 import { linkedKind, type LinkedPostKind } from "./kinds";
 import { kindCaps } from "./operations";
@@ -102,10 +103,11 @@ export function listArgs(engine: EngineApi, kind: LinkedPostKind): ArgsMap {
     event: {
       type: "integer",
       description: `Only ${k.plural} linked to this event ID.`,
-      validate: async (value) => {
+      validate: async (value, req) => {
         if (!isWpInteger(value) || Number(value) <= 0) return "The event must be an event ID.";
         const post = await engine.posts.get(Number(value));
-        return post?.type === EVENT ? true : "No event has this ID.";
+        // An event this user may not read is no event to them (records/access.ts).
+        return post?.type === EVENT && isFilterableBy(post, req.user, true) ? true : "No event has this ID.";
       },
     },
     has_events: {

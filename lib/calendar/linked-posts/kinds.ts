@@ -1,3 +1,4 @@
+import { sanitizeField, type FieldSanitizer } from "../../format/sanitize";
 import { ORGANIZER, postTypes, VENUE } from "../post-types";
 
 /**
@@ -28,7 +29,15 @@ export interface LinkedKindConfig {
   geo: boolean;
   /** Organizer only: `email`. */
   email: boolean;
+  /**
+   * How each text member is cleaned on save (lib/format/sanitize.ts): the
+   * name and the plain fields are text for everyone, the website a URL for
+   * everyone, the description HTML (kses unless `unfiltered_html`).
+   */
+  sanitizers: Readonly<Record<string, FieldSanitizer>>;
 }
+
+const TEXT = "text" as const;
 
 export const LINKED_KINDS: Readonly<Record<LinkedPostKind, LinkedKindConfig>> = {
   venue: {
@@ -41,6 +50,19 @@ export const LINKED_KINDS: Readonly<Record<LinkedPostKind, LinkedKindConfig>> = 
     flagFields: ["show_map", "show_map_link"],
     geo: true,
     email: false,
+    sanitizers: {
+      venue: TEXT,
+      description: "html",
+      address: TEXT,
+      city: TEXT,
+      country: TEXT,
+      province: TEXT,
+      state: TEXT,
+      zip: TEXT,
+      phone: TEXT,
+      stateprovince: TEXT,
+      website: "url",
+    },
   },
   organizer: {
     kind: "organizer",
@@ -52,6 +74,7 @@ export const LINKED_KINDS: Readonly<Record<LinkedPostKind, LinkedKindConfig>> = 
     flagFields: [],
     geo: false,
     email: true,
+    sanitizers: { organizer: TEXT, description: "html", phone: TEXT, website: "url", email: TEXT },
   },
 };
 
@@ -63,6 +86,12 @@ export function linkedKind(kind: LinkedPostKind): LinkedKindConfig {
 export function fieldMaxLength(kind: LinkedPostKind, field: string): number {
   const def = postTypes[LINKED_KINDS[kind].postType]?.fields?.[field];
   return def?.type === "string" ? (def.length ?? 255) : Number.POSITIVE_INFINITY;
+}
+
+/** A member's value as stored: cleaned by the kind's sanitiser for it (members without one are not text). */
+export function cleanLinkedField(kind: LinkedPostKind, field: string, value: string, unfilteredHtml: boolean): string {
+  const sanitizer = LINKED_KINDS[kind].sanitizers[field];
+  return sanitizer === undefined ? value : sanitizeField(sanitizer, value, unfilteredHtml);
 }
 
 /** Error codes of §9, per kind: `venue-not-accessible`, `could-not-create-organizer`, … */

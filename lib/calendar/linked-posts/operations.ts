@@ -11,7 +11,7 @@ import { RestError } from "../../routes/errors";
 import type { CurrentUser } from "../../users/types";
 import { isTruthyFlag } from "../shared/args";
 import { ORGANIZER_LINK, VENUE_LINK } from "../post-types";
-import { failureCode, linkedKind, type LinkedKindConfig, type LinkedPostKind } from "./kinds";
+import { cleanLinkedField, failureCode, linkedKind, type LinkedKindConfig, type LinkedPostKind } from "./kinds";
 import { applyImagePlan, planImage, type ImagePlan } from "./image";
 import { findDataProblem, isPlainData, isPostStatus } from "./validate";
 import { checkAuthorAssignment } from "../shared/author";
@@ -118,12 +118,13 @@ async function prepareWrite(
 ): Promise<PreparedWrite> {
   const out: PreparedWrite = { fields: {}, image: { action: "none" } };
   const user = ctx.user;
-  if (sent(data, k.nameField)) out.title = String(data[k.nameField]).trim();
+  const unfiltered = user?.can("unfiltered_html") === true;
+  // Every text member through the kind's sanitiser (kinds.ts), on create and update alike.
+  const clean = (field: string, value: unknown): string => cleanLinkedField(k.kind, field, String(value), unfiltered);
+  if (sent(data, k.nameField)) out.title = clean(k.nameField, data[k.nameField]);
   if (sent(data, "description")) {
-    const description = String(data.description);
-    out.rawDescription = description;
-    // Users without unfiltered_html get their HTML filtered, as wp_insert_post's kses filters do.
-    out.content = user?.can("unfiltered_html") ? description : sanitizePostHtml(description);
+    out.rawDescription = String(data.description);
+    out.content = clean("description", data.description);
   }
   const requested = sent(data, "status") && isPostStatus(String(data.status)) ? (String(data.status) as PostStatus) : undefined;
   out.status = scaleStatus(requested, user, kindCaps(engine, k.kind));
@@ -140,8 +141,7 @@ async function prepareWrite(
   }
   for (const field of k.stringFields) {
     if (!sent(data, field)) continue;
-    const value = String(data[field]);
-    const stored = field === "website" || field === "email" ? value.trim() : value;
+    const stored = clean(field, data[field]);
     // `""` clears the field; it is then omitted from the record.
     out.fields[field] = stored === "" ? null : stored;
   }
@@ -206,7 +206,7 @@ export async function findDuplicate(
   const head = chars.slice(0, DUPLICATE_PREFIX_CHARS).map((c) => (c.charCodeAt(0) > 127 ? "_" : /[!%_]/.test(c) ? `!${c}` : c));
   const pattern = head.join("") + (chars.length > DUPLICATE_PREFIX_CHARS ? "%" : "");
   const rows: Array<{ id: number | string; title: string; content: string }> = await engine
-    .knex("posts")
+    .knex(engine.tables.posts)
     .where({ type: k.postType, language: ctx.language })
     .whereNot("status", "trash")
     .whereRaw("LOWER(title) LIKE ? ESCAPE '!'", [pattern])
@@ -247,7 +247,7 @@ export async function lockLinkedPostNames(
   language: string,
 ): Promise<void> {
   const parts = linkedPostLockParts(items, language);
-  if (parts.length > 0) await lockNames(tx.knex, tx.dialect, parts);
+  if (parts.length > 0) await lockNames(tx, parts);
 }
 
 /** The lock keys of `lockLinkedPostNames`, for a caller that takes them together with others (one sorted `lockNames`). */
@@ -255,7 +255,8 @@ export function linkedPostLockParts(items: ReadonlyArray<{ kind: LinkedPostKind;
   const parts: string[][] = [];
   for (const { kind, data } of items) {
     const k = linkedKind(kind);
-    const name = sent(data, k.nameField) ? normalisedText(String(data[k.nameField])) : "";
+    // The name as it will be stored (text for everyone, so the user does not matter), as findDuplicate compares it.
+    const name = sent(data, k.nameField) ? normalisedText(cleanLinkedField(kind, k.nameField, String(data[k.nameField]), false)) : "";
     if (name !== "") parts.push([k.postType, language, name]);
   }
   return parts;

@@ -3,7 +3,7 @@ import { parseApiDate } from "../../dates/strtotime";
 import { zoneForLuxon } from "../../dates/format";
 import { POST_STATUSES, type PostStatus } from "../../posts/types";
 import { isNumeric, isWpInteger } from "../../routes/coerce";
-import { fieldMaxLength, linkedKind, type LinkedPostKind } from "./kinds";
+import { cleanLinkedField, fieldMaxLength, linkedKind, type LinkedPostKind } from "./kinds";
 import { checkImageValue } from "./image";
 
 /**
@@ -27,10 +27,16 @@ export function isPostStatus(value: string): value is PostStatus {
   return (POST_STATUSES as readonly string[]).includes(value);
 }
 
-/** A name: a non-empty string once trimmed (WordPress trims titles on save, `title_save_pre`). */
+/**
+ * A name: a string that is not empty once cleaned as it will be stored
+ * (sanitize_text_field: `<script>…</script>` alone leaves nothing) and fits
+ * the title column.
+ */
 export function nameRule(kind: LinkedPostKind): FieldRule {
-  return (value) =>
-    typeof value === "string" && value.trim() !== "" ? null : `The ${kind} name must be a non-empty string.`;
+  return (value) => {
+    const stored = typeof value === "string" ? cleanLinkedField(kind, linkedKind(kind).nameField, value, false) : "";
+    return stored !== "" ? null : `The ${kind} name must be a non-empty string.`;
+  };
 }
 
 export const authorRule: FieldRule = async (value, engine) => {
@@ -62,12 +68,12 @@ export function statusRule(postType: string): FieldRule {
   };
 }
 
-/** A string (empty allowed) that fits its column. */
+/** A string (empty allowed) that fits its column once cleaned as it will be stored (`<` becomes `&lt;`). */
 export function stringRule(kind: LinkedPostKind, field: string): FieldRule {
   const max = fieldMaxLength(kind, field);
   return (value) => {
     if (typeof value !== "string") return `${field} must be a string.`;
-    return [...value].length > max ? `${field} must be at most ${max} characters long.` : null;
+    return [...cleanLinkedField(kind, field, value, false)].length > max ? `${field} must be at most ${max} characters long.` : null;
   };
 }
 
@@ -90,7 +96,8 @@ export function websiteRule(kind: LinkedPostKind): FieldRule {
     const bad = asString(value, engine);
     if (bad !== null) return bad;
     const s = (value as string).trim();
-    return s === "" || isAbsoluteUrl(s) ? null : "The website must be empty or a valid URL.";
+    // A scheme esc_url_raw() drops (`javascript://…`) leaves nothing to store: refused rather than silently cleared.
+    return s === "" || (isAbsoluteUrl(s) && cleanLinkedField(kind, "website", s, false) !== "") ? null : "The website must be empty or a valid URL.";
   };
 }
 

@@ -112,8 +112,8 @@ function eventJsonLd(post: LoadedPost, record: JsonObject, zone: string): JsonOb
       const person: JsonObject = { "@type": "Person", name: plainText(str(o.organizer)) };
       if (str(o.description) !== "") person.description = plainText(str(o.description));
       if (str(o.website) !== "") person.url = str(o.website);
-      if (str(o.phone) !== "") person.telephone = str(o.phone);
-      if (str(o.email) !== "") person.email = str(o.email);
+      if (plainText(str(o.phone)) !== "") person.telephone = plainText(str(o.phone));
+      if (plainText(str(o.email)) !== "") person.email = plainText(str(o.email));
       return person;
     });
   if (people.length === 1) ld.organizer = people[0];

@@ -32,8 +32,8 @@ export function organizerRecord(post: LoadedPost, ctx: RecordContext): JsonObjec
       ld.url = str(f.website);
       ld.sameAs = str(f.website);
     }
-    if (str(f.phone) !== "") ld.telephone = str(f.phone);
-    if (str(f.email) !== "") ld.email = str(f.email);
+    if (plainText(str(f.phone)) !== "") ld.telephone = plainText(str(f.phone));
+    if (plainText(str(f.email)) !== "") ld.email = plainText(str(f.email));
     record.json_ld = ld;
   }
   const kept = omitEmpty(record, []);

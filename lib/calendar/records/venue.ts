@@ -70,7 +70,11 @@ export function venueJsonLd(record: JsonObject): JsonObject {
     ["postalCode", str(record.zip)],
     ["addressCountry", str(record.country)],
   ];
-  for (const [k, v] of parts) if (v !== "") address[k] = v;
+  // JSON-LD members are plain text: stored address parts (older ones may hold markup) go through plainText like the name.
+  for (const [k, v] of parts) {
+    const text = plainText(v);
+    if (text !== "") address[k] = text;
+  }
   const ld: JsonObject = {
     "@context": "http://schema.org",
     "@type": "Place",
@@ -82,7 +86,7 @@ export function venueJsonLd(record: JsonObject): JsonObject {
   if (typeof record.geo_lat === "number" && typeof record.geo_lng === "number") {
     ld.geo = { "@type": "GeoCoordinates", latitude: record.geo_lat, longitude: record.geo_lng };
   }
-  if (str(record.phone) !== "") ld.telephone = str(record.phone);
+  if (plainText(str(record.phone)) !== "") ld.telephone = plainText(str(record.phone));
   if (str(record.website) !== "") ld.sameAs = str(record.website);
   return ld;
 }

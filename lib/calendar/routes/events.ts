@@ -20,7 +20,7 @@ import type { JsonObject } from "../records/context";
 import { eventRecord } from "../records/event";
 import { ICAL_CONTENT_TYPE, icalFeed, wantsICalendar } from "../ical/feed";
 import { NAMESPACE, requestLanguage } from "../shared/args";
-import { recordContext, recordWants, type RecordContextOptions } from "../shared/context";
+import { nameLoadedPost, recordContext, recordWants, type RecordContextOptions } from "../shared/context";
 import { createArgs, eventBySlugForRequest, idArg, passwordArg, slugLookupArg, updateFieldArgs } from "../events/args";
 import { invalidParam } from "../events/errors";
 import { eventListParams, type EventListInput } from "../events/list-query";
@@ -227,6 +227,8 @@ export function registerEventRoutes(host: CalendarHost): void {
         const found = await lookup(req);
         // Which post a slug finds changes when a post with that slug appears, goes or changes status or language (its bucket's tag).
         if (by === "slug" && typeof req.params.slug === "string") req.dependsOn(slugTag(sanitizeTitle(req.params.slug)));
+        // The post decides a refusal too (status, password): named before anything can refuse.
+        if (found) nameLoadedPost(req, found);
         if (by === "slug" && !found) throw invalidParam("slug", "No event has this slug.");
         const post = readableEvent(engine, found, by === "id" ? Number(req.params.id) : (found?.id ?? 0), req.user, readAccess(req));
         const [record] = await toRecords(engine, req, [post], true, { fieldsAt: "" });

@@ -12,7 +12,7 @@ import type { JsonObject, RecordContext } from "../records/context";
 import { organizerRecord } from "../records/organizer";
 import { venueRecord } from "../records/venue";
 import { isTruthyFlag, NAMESPACE, perPage, requestLanguage } from "../shared/args";
-import { recordContext } from "../shared/context";
+import { nameLoadedPost, recordContext } from "../shared/context";
 import { addressedPost, createArgs, itemArgs, listArgs, updateArgs } from "../linked-posts/args";
 import { errorCode, linkedKind, type LinkedPostKind } from "../linked-posts/kinds";
 import { findLinkedPosts } from "../linked-posts/list";
@@ -85,6 +85,8 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
       if (by === "slug" && typeof req.params.slug === "string") req.dependsOn(slugTag(sanitizeTitle(req.params.slug)));
       const post = await addressedPost(engine, kind, req, by);
       if (!post) throw notAddressed(by);
+      // The post decides a refusal too (its status): named before anything can refuse.
+      nameLoadedPost(req, post);
       // read_post: publish for everyone; drafts, private and trashed records
       // for those who may read them (their author, editors).
       if (post.status !== "publish" && !req.user?.can("read_post", post)) {

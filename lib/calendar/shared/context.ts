@@ -56,6 +56,15 @@ export async function recordContext(
 }
 
 /**
+ * Names a loaded post and the terms loaded with it: what a handler read on
+ * looking it up, also when it then refuses (its status or password decide).
+ */
+export function nameLoadedPost(req: RestRequest, p: LoadedPost): void {
+  req.dependsOn(postTag(p.id));
+  for (const ids of Object.values(p.termIds ?? {})) for (const id of ids) req.dependsOn(termTag(id));
+}
+
+/**
  * Tells the REST layer what these records show (for stored answers, see
  * lib/routes/answer-store.ts): the posts, every post they link to (also
  * those not shown: publishing a linked draft venue changes the record), the
@@ -69,8 +78,7 @@ function nameDependencies(req: RestRequest, posts: LoadedPost[], related: Relate
     if (Number.isInteger(id) && id > 0) req.dependsOn(postTag(id));
   };
   for (const p of posts) {
-    req.dependsOn(postTag(p.id));
-    for (const ids of Object.values(p.termIds ?? {})) for (const id of ids) req.dependsOn(termTag(id));
+    nameLoadedPost(req, p);
     for (const ids of Object.values(p.links ?? {})) {
       for (const id of ids) {
         req.dependsOn(postTag(id));

@@ -2,7 +2,9 @@ import type { EngineApi } from "../../engine-api";
 import { isWpInteger } from "../../routes/coerce";
 import type { ArgSpec, ArgsMap } from "../../routes/types";
 import type { Term, TermQuery } from "../../taxonomy/types";
+import type { CurrentUser } from "../../users/types";
 import { EVENT } from "../post-types";
+import { isFilterableBy } from "../records/access";
 import { MAX_SEARCH_LENGTH, nonEmptyString, pageArgs, parseList, searchProblem } from "../shared/args";
 import { termKind, type TermCollection } from "./kinds";
 
@@ -20,9 +22,11 @@ export async function termOf(engine: EngineApi, collection: TermCollection, id: 
   return term && term.taxonomy === termKind(collection).taxonomy ? term : undefined;
 }
 
-async function isEvent(engine: EngineApi, value: unknown): Promise<boolean> {
+/** An event this user may read (records/access.ts): any other ID, hidden or missing, is no event to them. */
+async function isEvent(engine: EngineApi, value: unknown, user: CurrentUser | null): Promise<boolean> {
   if (!isWpInteger(value) || Number(value) <= 0) return false;
-  return (await engine.posts.get(Number(value)))?.type === EVENT;
+  const post = await engine.posts.get(Number(value));
+  return post?.type === EVENT && isFilterableBy(post, user, true);
 }
 
 /** `include` / `exclude`: a list (array or comma string) of IDs of existing terms of the taxonomy. */
@@ -50,7 +54,7 @@ function eventIdArg(engine: EngineApi, description: string): ArgSpec {
   return {
     type: "integer",
     description,
-    validate: async (value) => ((await isEvent(engine, value)) ? true : "No event has this ID."),
+    validate: async (value, req) => ((await isEvent(engine, value, req.user)) ? true : "No event has this ID."),
   };
 }
 

@@ -1,3 +1,4 @@
+import { sanitizeField, type FieldSanitizer } from "../../format/sanitize";
 import { postTypeCaps } from "../../posts/registry";
 import type { CurrentUser } from "../../users/types";
 import { CATEGORY, EVENT, postTypes, TAG, taxonomies } from "../post-types";
@@ -20,6 +21,18 @@ export const TERM_KINDS: Readonly<Record<TermCollection, TermKindConfig>> = {
 
 export function termKind(collection: TermCollection): TermKindConfig {
   return TERM_KINDS[collection];
+}
+
+/**
+ * How the text members of a term are cleaned on save, as WordPress's
+ * `pre_term_name` and `pre_term_description` filters do: the name is text
+ * for everyone, the description HTML (kses unless `unfiltered_html`). Slugs
+ * are normalised by the engine.
+ */
+export const TERM_SANITIZERS: Readonly<Record<"name" | "description", FieldSanitizer>> = { name: "text", description: "html" };
+
+export function cleanTermField(field: keyof typeof TERM_SANITIZERS, value: string, unfilteredHtml: boolean): string {
+  return sanitizeField(TERM_SANITIZERS[field], value, unfilteredHtml);
 }
 
 /**

@@ -1,12 +1,11 @@
 import type { EngineApi } from "../../engine-api";
 import { isEngineError } from "../../engine-errors";
-import { sanitizePostHtml, sanitizeTextField } from "../../format/sanitize";
 import { RestError } from "../../routes/errors";
 import type { Term, TermPage, TermPatch, TermQuery } from "../../taxonomy/types";
 import type { CurrentUser } from "../../users/types";
 import type { JsonObject } from "../records/context";
 import { termRecord } from "../records/term";
-import { termKind, type TermCollection } from "./kinds";
+import { cleanTermField, termKind, type TermCollection } from "./kinds";
 
 /**
  * Category and tag operations (calendar-api.md §6): create, update and
@@ -55,8 +54,9 @@ function termError(err: unknown, label: string, action: "create" | "update"): un
  */
 function cleanData(data: TermWriteData, user: CurrentUser | null): TermWriteData {
   const out: TermWriteData = {};
-  if (data.name !== undefined) out.name = sanitizeTextField(data.name);
-  if (data.description !== undefined) out.description = user?.can("unfiltered_html") ? data.description : sanitizePostHtml(data.description);
+  const unfiltered = user?.can("unfiltered_html") === true;
+  if (data.name !== undefined) out.name = cleanTermField("name", data.name, unfiltered);
+  if (data.description !== undefined) out.description = cleanTermField("description", data.description, unfiltered);
   if (data.slug !== undefined) out.slug = data.slug;
   if (data.parent !== undefined) out.parent = data.parent;
   return out;
