@@ -9,6 +9,7 @@ import path from "node:path";
 import { expect } from "chai";
 import { createSite, version } from "../../lib";
 import { HELP } from "../../lib/cli/help";
+import { forEachDatabase } from "../support/databases";
 
 const ROOT = path.resolve(__dirname, "../..");
 const CLI = path.join(ROOT, "lib/cli.ts");
@@ -197,5 +198,22 @@ describe("calpress command line (issue 18)", function () {
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stdout).to.match(/^ {2}admin:admin-pass\s+administrator$/m);
     });
+  });
+});
+
+forEachDatabase("calpress migrate reports a new schema", (db) => {
+  it("created on a new database, up to date the second time", async () => {
+    const created = await db.create();
+    try {
+      const first = await calpress(["migrate", "--db", created.target]);
+      expect(first.code, first.stderr).to.equal(0);
+      expect(first.stdout).to.match(/^created the schema in /);
+      expect(first.stdout).to.not.match(/:[^:@/]*@/); // no password shown
+      const second = await calpress(["migrate", "--db", created.target]);
+      expect(second.code, second.stderr).to.equal(0);
+      expect(second.stdout).to.match(/^schema up to date in /);
+    } finally {
+      await created.drop();
+    }
   });
 });
