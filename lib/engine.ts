@@ -56,6 +56,8 @@ interface Shared {
   hooks: HookBus;
   /** `EngineOptions.secret`. */
   secret: string | undefined;
+  /** A migration found no core table and created them all. */
+  createdSchema: boolean;
 }
 
 /** Attempts of an internal write transaction that hit a deadlock / busy database. */
@@ -104,6 +106,7 @@ export class Engine implements EngineApi {
           searchIndex: null,
           hooks: new HookBus(),
           secret: options.secret,
+          createdSchema: false,
         };
     this.knex = knex;
     this.dialect = this.shared.dialect;
@@ -152,6 +155,11 @@ export class Engine implements EngineApi {
     return this.registry.taxonomies.get(name)?.config;
   }
 
+  /** Whether a migration of this engine created the core schema, i.e. found a new database (the CLI's `migrate` says so). */
+  get createdSchema(): boolean {
+    return this.shared.createdSchema;
+  }
+
   async migrate(): Promise<void> {
     const tables = this.tables;
     const types = [...this.registry.postTypes.values()];
@@ -162,7 +170,7 @@ export class Engine implements EngineApi {
       ...searchTables(this.knex, tables),
       ...types.flatMap((type) => (type.fieldsTable ? [tables.unqualified(type.fieldsTable)] : [])),
     ]);
-    await migrateCore(this.knex, tables);
+    if (await migrateCore(this.knex, tables)) this.shared.createdSchema = true;
     await migrateCacheTags(this.knex, tables);
     for (const type of types) {
       await migrateFieldTable(this.knex, tables, type);

@@ -19,3 +19,5 @@ export { actingAs, WEBHOOK_SECRET_OPTION, WEBHOOK_URL_OPTION } from "./hooks";
 export type { Change, DeliveryReport, HookListener, HookMap, PostChange, TermChange, Unsubscribe, WebhookSettings } from "./hooks";
 /** The cache tags a route names with `req.dependsOn(…)` (stored answers, guarded `If-Match` writes). */
 export { postTag, termTag, SITE_TAG } from "./db/cache-tags";
+/** calpress's own version (package.json), as `calpress --version` prints it. */
+export { CALPRESS_VERSION as version } from "./version";

@@ -9,18 +9,20 @@ Commands:
   user add <login>      create a user (or change its role) and add an application password
   option get|set        read or write a site option (e.g. webhook_url, webhook_secret)
 
-Run "calpress <command> --help" for the options of a command.`,
+Run "calpress <command> --help" for the options of a command; "calpress --version" (-v) prints the version.`,
   serve: `Usage: calpress serve [--port 8080] [--host 127.0.0.1] [--db <target>]
                       [--fixture <name|path>] [--timezone <IANA zone>]
                       [--rest-prefix /wp-json] [--site-url <url>] [--user <login>:<password>:<role>]...
                       [--answer-store <file> [--answer-store-max <MiB>] [--warm]] [--trust-proxy <setting>]
-                      [--table-prefix cp_]
+                      [--table-prefix cp_] [--force]
 
   --port          port to listen on; 0 takes a free port (default 8080)
   --host          address to bind (default 127.0.0.1)
   --db            SQLite file, :memory:, sqlite:<path>, postgres://… or mysql://…
-                  (default ./data/calpress.sqlite; a new default database gets the demo)
+                  (default ./data/calpress.sqlite: ./data is created and a new default
+                  database gets the demo; the directory of any other SQLite file must exist)
   --fixture       load this fixture into the (empty) database before serving
+  --force         with --fixture: load it even when the site already has events (adds to them)
   --timezone      site time zone option (default UTC, or the stored option)
   --rest-prefix   path of the REST root (default /wp-json)
   --site-url      the site's public URL (https://example.org/calendar): the only source of every
@@ -44,11 +46,21 @@ Run "calpress <command> --help" for the options of a command.`,
   outside the database (setting or changing it invalidates existing application passwords).`,
   migrate: `Usage: calpress migrate --db <target> [--table-prefix cp_]
 
-  --table-prefix  prefix of every table calpress creates (default cp_), as in serve`,
-  fixture: `Usage: calpress fixture load <name|path> --db <target> [--table-prefix cp_]
-       calpress fixture generate --events N [--seed S] [--out <file> | --db <target> [--table-prefix cp_]]
+  Creates the schema in a new database, or adds what an older one lacks.
+  The directory of a SQLite file must exist.
 
   --table-prefix  prefix of every table calpress creates (default cp_), as in serve`,
+  fixture: `Usage: calpress fixture load <name|path> --db <target> [--table-prefix cp_] [--force]
+       calpress fixture generate --events N [--seed S] [--out <file> | --db <target> [--table-prefix cp_] [--force]]
+
+  load            load a fixture (a name under fixtures/, e.g. demo or minimal, or a path)
+  generate        deterministic synthetic data for benchmarks: --events events and the
+                  venues, organizers and terms to go with them (--seed varies it), written
+                  to --out as JSON or loaded into --db; prints the users' logins and
+                  application passwords
+  --table-prefix  prefix of every table calpress creates (default cp_), as in serve
+  --force         load even when the site already has events (fixtures are meant for an
+                  empty site; with --force their records are added to what is there)`,
   user: `Usage: calpress user add <login> --role <role> [--email <e>] [--app-password <pw>] --db <target>
                         [--table-prefix cp_]
 

@@ -10,11 +10,13 @@ import { storedAnswerPaths } from "../calendar/stored-paths";
 import { warmStoredAnswers } from "./warm";
 import { pageTitle } from "../pages";
 import { ROLE_NAMES, RoleName } from "../users/types";
-import { generateFixture, loadFixture, resolveFixture, stderrProgress, writeFixture, FixtureProgress, FIXTURE_APP_PASSWORD_NAME } from "../fixtures";
+import { generateFixture, loadFixture, resolveFixture, stderrProgress, writeFixture, FixtureProgress, FixtureUser, FIXTURE_APP_PASSWORD_NAME } from "../fixtures";
 import { integer, parse, Parsed, required, str, UsageError } from "./args";
 import { HELP } from "./help";
 import { tableNames, TableNameError } from "../db/tables";
 import { isEngineError } from "../engine-errors";
+import { DbTargetError, describeTarget } from "../db/target";
+import { CALPRESS_VERSION } from "../version";
 import { parseSiteUrl } from "../format/site-url";
 
 export const DEFAULT_DB = "./data/calpress.sqlite";
@@ -44,6 +46,10 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
         return await user(rest, io);
       case "option":
         return await option(rest, io);
+      case "--version":
+      case "-v":
+        io.out(CALPRESS_VERSION);
+        return 0;
       case undefined:
       case "help":
       case "--help":
@@ -54,14 +60,20 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
         throw new UsageError(`unknown command: ${command}`);
     }
   } catch (err) {
-    if (err instanceof UsageError) {
+    // A database target that cannot be used as given is a bad argument too.
+    if (err instanceof UsageError || err instanceof DbTargetError) {
       io.err(`calpress: ${err.message}`);
       io.err(`Run "calpress ${command && HELP[command] ? `${command} ` : ""}--help" for usage.`);
       return 2;
     }
-    io.err(`calpress: ${(err as Error).message}`);
+    // One line, no stack: what failed and the driver's reason.
+    io.err(`calpress: ${oneLine((err as Error).message)}`);
     return 1;
   }
+}
+
+function oneLine(message: string): string {
+  return message.replace(/\s*\n\s*/g, " ");
 }
 
 function wantsHelp(p: Parsed, topic: string, io: CliIO): boolean {
@@ -117,6 +129,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
       "answer-store": { type: "string" },
       "answer-store-max": { type: "string" },
       warm: { type: "boolean" },
+      force: { type: "boolean" },
       "trust-proxy": { type: "string" },
     },
     0,
@@ -134,6 +147,9 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
 
   const isDefaultDb = str(p, "db") === undefined;
   const freshDefault = isDefaultDb && !fs.existsSync(path.resolve(DEFAULT_DB));
+  // Only the default's directory is made (so `npm start` works on a fresh
+  // clone); any other SQLite file's directory must exist (lib/db/connect.ts).
+  if (freshDefault) fs.mkdirSync(path.dirname(path.resolve(DEFAULT_DB)), { recursive: true });
 
   // The site must know its REST prefix: the `?rest_route=` form and the
   // pages build their REST root URLs from it.
@@ -152,7 +168,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
     await ensureOperatorUsers(site, users);
     if (toLoad) {
       io.err(`Loading fixture ${toLoad}…`);
-      await loadFixture(site.engine, resolveFixture(toLoad), { progress: progressTo(io), skipAppPasswords: users.map((u) => u.login) });
+      await loadFixture(site.engine, resolveFixture(toLoad), { progress: progressTo(io), force: p.values.force === true, skipAppPasswords: users.map((u) => u.login) });
       await ensureOperatorUsers(site, users);
     }
   } catch (err) {
@@ -310,9 +326,11 @@ function tablePrefix(p: Parsed): string | undefined {
 async function migrate(argv: string[], io: CliIO): Promise<number> {
   const p = parse(argv, { db: { type: "string" }, "table-prefix": { type: "string" } }, 0);
   if (wantsHelp(p, "migrate", io)) return 0;
-  const site = await createSite({ db: required(p, "db"), tablePrefix: tablePrefix(p), webhooks: false });
+  const db = required(p, "db");
+  const site = await createSite({ db, tablePrefix: tablePrefix(p), webhooks: false });
+  const created = site.engine.createdSchema;
   await site.close();
-  io.out("schema up to date");
+  io.out(created ? `created the schema in ${describeTarget(db)}` : `schema up to date in ${describeTarget(db)}`);
   return 0;
 }
 
@@ -333,7 +351,7 @@ async function fixture(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   if (sub === "generate") {
-    const p = parse(rest, { events: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, db: { type: "string" }, "table-prefix": { type: "string" } }, 0);
+    const p = parse(rest, { events: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, db: { type: "string" }, "table-prefix": { type: "string" }, force: { type: "boolean" } }, 0);
     if (wantsHelp(p, "fixture", io)) return 0;
     const events = integer(p, "events", { min: 1, max: 10_000_000 });
     if (events === undefined) throw new UsageError("--events is required");
@@ -341,16 +359,19 @@ async function fixture(argv: string[], io: CliIO): Promise<number> {
     const out = str(p, "out");
     const db = str(p, "db");
     if ((out === undefined) === (db === undefined)) throw new UsageError("give exactly one of --out <file> or --db <target>");
+    if (out !== undefined && p.values.force === true) throw new UsageError("--force applies to --db (loading into a site that has events), not to --out");
     const data = generateFixture({ events, seed });
     if (out !== undefined) {
       writeFixture(out, data);
       io.out(`wrote ${events} events to ${out}`);
+      printLogins(data.users ?? [], io);
       return 0;
     }
     const site = await createSite({ db: db as string, tablePrefix: tablePrefix(p), webhooks: false });
     try {
-      const counts = await loadFixture(site.engine, data, { progress: progressTo(io) });
+      const counts = await loadFixture(site.engine, data, { progress: progressTo(io), force: p.values.force === true });
       io.out(`loaded ${JSON.stringify(counts)}`);
+      printLogins(data.users ?? [], io);
     } finally {
       await site.close();
     }
@@ -361,6 +382,14 @@ async function fixture(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   throw new UsageError(sub ? `unknown fixture command: ${sub}` : "fixture needs load or generate");
+}
+
+/** The generated users and their known application passwords: without them nobody can log in to the new site. */
+function printLogins(users: readonly FixtureUser[], io: CliIO): void {
+  const withPasswords = users.filter((u) => u.app_password !== undefined);
+  if (withPasswords.length === 0) return;
+  io.out("users (log in with HTTP Basic, login:application password):");
+  for (const u of withPasswords) io.out(`  ${`${u.login}:${u.app_password}`.padEnd(32)} ${u.role}`);
 }
 
 async function user(argv: string[], io: CliIO): Promise<number> {

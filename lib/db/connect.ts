@@ -3,7 +3,7 @@ import path from "node:path";
 import knexFactory, { Knex } from "knex";
 import { requireDriver } from "./drivers";
 import { isReadStatement } from "./revision";
-import { configFromTarget, DbOption, dialectOf } from "./target";
+import { configFromTarget, DbConnectError, DbOption, DbTargetError, describeTarget, dialectOf } from "./target";
 
 export interface OpenDb {
   knex: Knex;
@@ -17,24 +17,62 @@ function isKnex(db: DbOption): db is Knex {
 
 export async function openDb(db: DbOption): Promise<OpenDb> {
   if (isKnex(db)) {
-    await prepareConnection(db);
+    try {
+      await prepareConnection(db);
+    } catch (err) {
+      throw connectError(db, err);
+    }
     return { knex: db, owned: false };
   }
   const config = typeof db === "string" ? configFromTarget(db) : db;
   requireDriver(config);
   const conn = config.connection as { filename?: string } | undefined;
   if (typeof conn === "object" && conn && typeof conn.filename === "string" && conn.filename !== ":memory:") {
-    fs.mkdirSync(path.dirname(conn.filename), { recursive: true });
+    // SQLite creates the file, never its directory: a path with a typo must
+    // not silently become a new directory tree with an empty site in it.
+    const dir = path.dirname(path.resolve(conn.filename));
+    if (!fs.existsSync(dir)) throw new DbTargetError(`the directory of the SQLite file ${conn.filename} does not exist: create ${dir} first`);
   }
+  const opening = { done: false };
   const knex = knexFactory({
     ...config,
+    log: quietWhileOpening(config.log, opening),
     pool: {
       ...(config.pool ?? {}),
       afterCreate: sqliteAfterCreate(config),
     },
   });
-  await prepareConnection(knex);
+  try {
+    await prepareConnection(knex);
+  } catch (err) {
+    await knex.destroy().catch(() => undefined);
+    throw connectError(db, err);
+  }
+  opening.done = true;
   return { knex, owned: true };
+}
+
+function connectError(db: DbOption, err: unknown): DbConnectError {
+  return new DbConnectError(`cannot open the database ${describeTarget(db)}: ${(err as Error).message}`, { cause: err });
+}
+
+type KnexLog = NonNullable<Knex.Config["log"]>;
+
+/**
+ * knex reports every failed connection attempt with its stack (on stdout)
+ * before the attempt's error reaches us; while opening, that error is
+ * reported once, as DbConnectError, so those reports are dropped. Later ones
+ * (a server that goes away) go to the caller's logger, else to stderr.
+ */
+function quietWhileOpening(log: Knex.Config["log"], opening: { done: boolean }): KnexLog {
+  const warn = log?.warn ?? ((message: unknown) => console.warn(message));
+  return {
+    ...log,
+    warn(message: string) {
+      if (!opening.done && typeof message === "string" && message.startsWith("Acquire connection error")) return;
+      warn(message);
+    },
+  };
 }
 
 type AfterCreate = (conn: unknown, done: (err: Error | null, conn: unknown) => void) => void;

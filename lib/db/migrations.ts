@@ -197,12 +197,15 @@ export function coreTables(tables: Tables): string[] {
   return steps.map((step) => tables.name(TABLE_BASES[step.table]));
 }
 
-export async function migrateCore(knex: Knex, tables: Tables): Promise<void> {
+/** Creates what is missing of the core schema; true when it created all of it (a new database). */
+export async function migrateCore(knex: Knex, tables: Tables): Promise<boolean> {
+  let created = 0;
   for (const step of steps) {
-    await createTableIfMissing(knex, tables, tables.name(TABLE_BASES[step.table]), (t) => step.create(t, knex, tables));
+    if (await createTableIfMissing(knex, tables, tables.name(TABLE_BASES[step.table]), (t) => step.create(t, knex, tables))) created += 1;
   }
   for (const index of laterIndexes) await createIndexIfMissing(knex, tables, tables[index.table], tables.name(index.name), index.columns);
   await migrateSearchIndex(knex, tables);
+  return created === steps.length;
 }
 
 /** Whether `index` exists on `table` (a name from `tables`, qualified or not). */

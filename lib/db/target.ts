@@ -6,7 +6,35 @@ export type DbOption = string | Knex.Config | Knex;
 
 export type Dialect = "sqlite" | "postgres" | "mysql";
 
+/** A `<target>` calpress cannot use as given (a bad string, a SQLite file in a missing directory): the caller's mistake. */
 export class DbTargetError extends Error {}
+
+/** The database was named correctly but could not be reached or opened (server down, wrong credentials…). */
+export class DbConnectError extends Error {}
+
+/** How a database is named in messages: a URL's password is masked, a knex config shows its client and where it points. */
+export function describeTarget(db: DbOption): string {
+  if (typeof db === "string") {
+    const t = db.trim();
+    if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(t)) return t;
+    try {
+      const url = new URL(t);
+      if (url.password !== "") url.password = "***";
+      return url.toString();
+    } catch {
+      return t.replace(/\/\/[^@/]*@/, "//***@");
+    }
+  }
+  if (typeof db === "function") return "the knex instance given";
+  const conn = db.connection;
+  if (typeof conn === "string") return describeTarget(conn);
+  if (typeof conn === "object" && conn !== null) {
+    const c = conn as { filename?: unknown; host?: unknown; port?: unknown; database?: unknown };
+    if (typeof c.filename === "string") return c.filename;
+    if (typeof c.host === "string") return `${String(db.client ?? "")} ${c.host}${c.port !== undefined ? `:${String(c.port)}` : ""}${typeof c.database === "string" ? `/${c.database}` : ""}`.trim();
+  }
+  return `the ${String(db.client ?? "database")} connection given`;
+}
 
 /**
  * Turns a `<target>` string into a knex config. SQLite paths are resolved

@@ -13,7 +13,7 @@ interface DateCase {
 }
 
 const vectors = JSON.parse(
-  fs.readFileSync(path.resolve(__dirname, "../../../shared/vectors/dates.json"), "utf8"),
+  fs.readFileSync(path.resolve(__dirname, "../vectors/dates.json"), "utf8"),
 ) as { cases: DateCase[] };
 
 const SQL = "yyyy-MM-dd HH:mm:ss";
@@ -24,7 +24,7 @@ function read(input: string, zone: string, baseUtc: string): { local: string | n
   return dt ? { local: dt.toFormat(SQL), utc: dt.toUTC().toFormat(SQL) } : { local: null, utc: null };
 }
 
-describe("dates/strtotime: PHP vectors (shared/vectors/dates.json)", () => {
+describe("dates/strtotime: PHP vectors (test/vectors/dates.json)", () => {
   it("has the expected number of cases", () => {
     expect(vectors.cases).to.have.length(1674);
   });

@@ -102,7 +102,23 @@ function mysqlTarget(adminUrl: string): TestTarget {
   };
 }
 
+let skipNoted = false;
+
+/** Says once per run which server databases are left out, so a SQLite-only pass is never mistaken for a full one. */
+function noteSkipped(): void {
+  if (skipNoted) return;
+  skipNoted = true;
+  const missing = [
+    ["CALPRESS_TEST_PG_URL", "PostgreSQL"],
+    ["CALPRESS_TEST_MYSQL_URL", "MariaDB/MySQL"],
+  ].filter(([variable]) => !process.env[variable as string]);
+  if (missing.length === 0) return;
+  const names = missing.map(([variable, name]) => `${name} (${variable} is not set)`).join(" and ");
+  process.stdout.write(`\nNote: the storage suites run on SQLite only; skipped: ${names}.\n`);
+}
+
 export function testTargets(): TestTarget[] {
+  noteSkipped();
   const targets: TestTarget[] = [sqliteTarget];
   const pg = process.env.CALPRESS_TEST_PG_URL;
   if (pg) targets.push(postgresTarget(pg));
