@@ -1,5 +1,6 @@
 export { createSite } from "./site";
 export type { Site, SiteOptions, HostUser } from "./site";
+export type { FetchOptions } from "./net/safe-fetch";
 export * from "./routes";
 export type { EngineApi, PostsApi, TermsApi, UsersApi, OptionsApi, UserRecord } from "./engine-api";
 export type { PostTypeConfig, FieldDef, Post, LoadedPost, PostInput, PostQuery } from "./posts/types";

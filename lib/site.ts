@@ -16,6 +16,7 @@ import { isValidTimeZone } from "./dates/format";
 import { createSitePages } from "./pages";
 import type { HookBus } from "./hooks/bus";
 import { WebhookDeliverer, type WebhookSettings } from "./hooks/deliverer";
+import type { FetchOptions } from "./net/safe-fetch";
 
 /** What a host's own `authenticate` may answer: a user it already resolved, or how to find one. */
 export type HostUser = CurrentUser | UserRecord | { id: number } | { login: string } | number | string | null;
@@ -86,6 +87,14 @@ export interface SiteOptions {
    * delivers (another one on the same database does); rows are still written.
    */
   webhooks?: WebhookSettings | false;
+  /**
+   * The requests calpress makes to URLs its users give (an `image` URL is
+   * fetched to check that it is an image): only public hosts, on ports 80,
+   * 443 and 8080, each redirect checked again, 5 s and 64 KiB at most
+   * (lib/net/safe-fetch.ts). `allowHosts` names hosts fetched anyway, on any
+   * port (an intranet image server; a test server on `127.0.0.1`).
+   */
+  fetch?: FetchOptions;
 }
 
 export interface Site {
@@ -145,7 +154,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
         };
       },
     });
-    if (options.calendar !== false) registerCalendar({ engine, rest });
+    if (options.calendar !== false) registerCalendar({ engine, rest, fetch: options.fetch });
     await engine.migrate();
     engine.hooks.logger = options.logger ?? { error: (message, err) => (err === undefined ? console.error(message) : console.error(message, err)) };
     const webhooks = new WebhookDeliverer(engine, options.webhooks || {}, engine.hooks.logger);

@@ -12,6 +12,7 @@ import type { EngineApi } from "../../engine-api";
 import type { RestError } from "../../routes/errors";
 import { RestError as Err } from "../../routes/errors";
 import type { RestRequest } from "../../routes/request";
+import type { FetchOptions } from "../../net/safe-fetch";
 import type { LoadedPost } from "../../posts/types";
 import type { ArgSpec, ArgsMap, ArgType, DocSchema } from "../../routes/types";
 import { isWpBoolean, toWpBoolean } from "../../routes/coerce";
@@ -101,7 +102,7 @@ async function endBeforeStart(engine: EngineApi, req: RestRequest): Promise<stri
   return fields.end_utc < fields.start_utc ? "The end date must not be before the start date." : null;
 }
 
-function writeArg(engine: EngineApi, name: WriteField, mode: "create" | "update"): ArgSpec {
+function writeArg(engine: EngineApi, name: WriteField, mode: "create" | "update", fetch: FetchOptions): ArgSpec {
   const doc = WRITE_DOCS[name];
   const rule = WRITE_RULES[name];
   const spec: { -readonly [K in keyof ArgSpec]: ArgSpec[K] } = {};
@@ -122,7 +123,7 @@ function writeArg(engine: EngineApi, name: WriteField, mode: "create" | "update"
     // the URL must answer with an image) runs once, here, before any
     // transaction; the operation receives the plan.
     spec.sanitize = async (value, req): Promise<PlannedImage | RestError> => {
-      const planned = await planImage(engine, value, req.user);
+      const planned = await planImage(engine, value, req.user, fetch);
       return "error" in planned ? new Err("rest_invalid_param", planned.error, 400) : new PlannedImage(planned.plan);
     };
   }
@@ -130,14 +131,14 @@ function writeArg(engine: EngineApi, name: WriteField, mode: "create" | "update"
   return spec;
 }
 
-/** `POST /events`: title, start_date and end_date required. */
-export function createArgs(engine: EngineApi): ArgsMap {
-  return Object.fromEntries(WRITE_FIELDS.map((name) => [name, writeArg(engine, name, "create")]));
+/** `POST /events`: title, start_date and end_date required. `fetch`: the policy of image URL checks. */
+export function createArgs(engine: EngineApi, fetch: FetchOptions = {}): ArgsMap {
+  return Object.fromEntries(WRITE_FIELDS.map((name) => [name, writeArg(engine, name, "create", fetch)]));
 }
 
 /** The write fields on update: nothing required. */
-export function updateFieldArgs(engine: EngineApi): Record<string, ArgSpec> {
-  return Object.fromEntries(WRITE_FIELDS.map((name) => [name, writeArg(engine, name, "update")]));
+export function updateFieldArgs(engine: EngineApi, fetch: FetchOptions = {}): Record<string, ArgSpec> {
+  return Object.fromEntries(WRITE_FIELDS.map((name) => [name, writeArg(engine, name, "update", fetch)]));
 }
 
 export const idArg: ArgSpec = { type: "integer", required: true, description: "The event post ID." };

@@ -14,8 +14,7 @@ import { sanitizeTitle } from "../../format/slug";
 import { isWpInteger } from "../../routes/coerce";
 import { isPlainObject } from "../../routes/json";
 import type { Term } from "../../taxonomy/types";
-import type { CurrentUser } from "../../users/types";
-import { createOrReuseLinkedPost, validateLinkedPostData, type LinkedPostKind } from "../linked-posts";
+import { createOrReuseLinkedPost, validateLinkedPostData, type LinkedPostContext, type LinkedPostKind } from "../linked-posts";
 import { ORGANIZER, TAG, VENUE } from "../post-types";
 import { parseList } from "../shared/args";
 import { invalidParam } from "./errors";
@@ -244,7 +243,7 @@ export async function resolveLinkedRefs(
   tx: EngineApi,
   kind: LinkedPostKind,
   refs: LinkedRef[],
-  ctx: { user: CurrentUser | null; language: string },
+  ctx: LinkedPostContext,
 ): Promise<number[]> {
   const out: number[] = [];
   for (const ref of refs) {

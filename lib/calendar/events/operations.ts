@@ -14,13 +14,14 @@ import { sanitizePostHtml } from "../../format/sanitize";
 import { sanitizeTitle } from "../../format/slug";
 import { postTypeCaps, type PostTypeCaps } from "../../posts/registry";
 import type { FieldValue, LoadedPost, PostInput, PostPatch, PostQuery, PostStatus } from "../../posts/types";
+import type { FetchOptions } from "../../net/safe-fetch";
 import { isWpInteger } from "../../routes/coerce";
 import { RestError, isRestError } from "../../routes/errors";
 import type { QueryValue } from "../../routes/urls";
 import type { CurrentUser } from "../../users/types";
 import { normaliseCostInput } from "../cost";
 import { applyImagePlan, planImage, type ImagePlan } from "../linked-posts/image";
-import { linkedPostLockParts, scaleStatus } from "../linked-posts/operations";
+import { linkedPostLockParts, scaleStatus, type LinkedPostContext } from "../linked-posts/operations";
 import { CATEGORY, EVENT, ORGANIZER_LINK, TAG, VENUE_LINK } from "../post-types";
 import { hasContentAccess } from "../records/access";
 import { isTruthyFlag } from "../shared/args";
@@ -109,6 +110,8 @@ export interface WriteOptions {
    * event (an update's resulting end before its start) always run.
    */
   validated?: boolean;
+  /** The policy of image URL checks, the event's and its new venue's (`createSite({ fetch })`); default: public hosts only. */
+  fetch?: FetchOptions;
 }
 
 export interface ReadAccess {
@@ -344,6 +347,7 @@ async function prepareWrite(
   input: EventWriteInput,
   user: CurrentUser | null,
   current: LoadedPost | undefined,
+  fetch: FetchOptions | undefined,
 ): Promise<PreparedWrite> {
   const now = nowOf(engine);
   const siteZone = await engine.options.timezone();
@@ -393,7 +397,7 @@ async function prepareWrite(
   let image: ImagePlan = { action: "none" };
   if (input.image instanceof PlannedImage) image = input.image.plan;
   else if (sent(input.image)) {
-    const planned = await planImage(engine, input.image, user);
+    const planned = await planImage(engine, input.image, user, fetch);
     if ("error" in planned) throw invalidParam("image", planned.error);
     image = planned.plan;
   }
@@ -416,12 +420,8 @@ async function prepareWrite(
  * Inside the write's transaction: terms (created as needed), venue and
  * organizers (created as needed), the image attachment.
  */
-async function resolveRelations(
-  tx: EngineApi,
-  prepared: PreparedWrite,
-  user: CurrentUser | null,
-  language: string,
-): Promise<Pick<PostInput, "terms" | "links">> {
+async function resolveRelations(tx: EngineApi, prepared: PreparedWrite, ctx: LinkedPostContext): Promise<Pick<PostInput, "terms" | "links">> {
+  const { user, language } = ctx;
   // Terms and inline venues/organizers this write may create: their
   // find-or-create locks first, all in one sorted call (no lock-order
   // deadlocks), before this transaction reads anything (see termLockParts
@@ -438,7 +438,7 @@ async function resolveRelations(
   for (const [kind, relation] of [["venue", VENUE_LINK], ["organizer", ORGANIZER_LINK]] as const) {
     const refs = prepared.links[kind];
     if (refs === undefined) continue;
-    (out.links ??= {})[relation] = await resolveLinkedRefs(tx, kind, refs, { user, language });
+    (out.links ??= {})[relation] = await resolveLinkedRefs(tx, kind, refs, ctx);
   }
   const imageId = await applyImagePlan(tx, prepared.image, user);
   if (imageId !== undefined) prepared.patch.fields.image_id = imageId;
@@ -485,10 +485,10 @@ export async function createEvent(engine: EngineApi, input: EventWriteInput, use
   if (!opts.validated) await checkFields(engine, input, "create");
   checkAuthorAssignment(input.author, user, eventCaps(engine), "create");
   const language = opts.language ?? (await engine.options.defaultLanguage());
-  const prepared = await prepareWrite(engine, input, user, undefined);
+  const prepared = await prepareWrite(engine, input, user, undefined, opts.fetch);
   try {
     return await engine.write(async (tx) => {
-      const relations = await resolveRelations(tx, prepared, user, language);
+      const relations = await resolveRelations(tx, prepared, { user, language, fetch: opts.fetch });
       const { patch } = prepared;
       const post: PostInput = {
         ...patch,
@@ -541,10 +541,10 @@ export async function updateEvent(
   // only shapes the response (languages.md §2.5): venues, organizers and
   // terms created with it get the event's own language.
   const language = current.language;
-  const prepared = await prepareWrite(engine, input, user, current);
+  const prepared = await prepareWrite(engine, input, user, current, opts.fetch);
   try {
     return await engine.write(async (tx) => {
-      const relations = await resolveRelations(tx, prepared, user, language);
+      const relations = await resolveRelations(tx, prepared, { user, language, fetch: opts.fetch });
       return tx.posts.update(id, { ...prepared.patch, ...relations }, user);
     });
   } catch (err) {
