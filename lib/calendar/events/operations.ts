@@ -15,7 +15,6 @@ import { sanitizeTitle } from "../../format/slug";
 import { postTypeCaps, type PostTypeCaps } from "../../posts/registry";
 import type { FieldValue, LoadedPost, PostInput, PostPatch, PostQuery, PostStatus } from "../../posts/types";
 import type { FetchOptions } from "../../net/safe-fetch";
-import { isWpInteger } from "../../routes/coerce";
 import { RestError, isRestError } from "../../routes/errors";
 import type { QueryValue } from "../../routes/urls";
 import type { CurrentUser } from "../../users/types";
@@ -48,7 +47,7 @@ import {
   invalidEventId,
   invalidParam,
 } from "./errors";
-import { parseLinkedValue, resolveLinkedRefs, resolveTermIds, termItems, termLockParts, type LinkedRef, type TermItems } from "./linked";
+import { newTermBudget, parseLinkedValue, resolveLinkedRefs, resolveTermIds, termItems, termLockParts, type LinkedRef, type TermItems } from "./linked";
 import { applyDateBounds, clampPerPage, eventListParams, type EventListInput, type ListContext, type ListDraft, type ListParam } from "./list-query";
 import { FLAG_FIELDS, REQUIRED_ON_CREATE, WRITE_FIELDS, WRITE_RULES } from "./rules";
 import { checkAuthorAssignment } from "../shared/author";
@@ -232,9 +231,10 @@ export async function listEvents(
 ): Promise<EventListResult> {
   const language = opts.language ?? (await engine.options.defaultLanguage());
   const page = sent(input.page) ? Number(input.page) : 1;
-  if (!isWpInteger(page) || page < 1) throw invalidParam("page", "page must be a positive integer.");
+  // Past 2^53 an integer is no longer exact (the routes refuse it as out of range too).
+  if (!Number.isSafeInteger(page) || page < 1) throw invalidParam("page", "page must be a positive integer.");
   const requested = sent(input.per_page) ? Number(input.per_page) : await engine.options.postsPerPage();
-  if (!isWpInteger(requested) || requested < 1) throw invalidParam("per_page", "per_page must be a positive integer.");
+  if (!Number.isSafeInteger(requested) || requested < 1) throw invalidParam("per_page", "per_page must be a positive integer.");
   const perPage = clampPerPage(requested);
 
   const draft: ListDraft = {
@@ -431,9 +431,10 @@ async function resolveRelations(tx: EngineApi, prepared: PreparedWrite, ctx: Lin
   );
   await lockNames(tx.knex, tx.dialect, [...termLockParts(prepared.terms, language), ...linkedPostLockParts(inline, language)]);
   const out: Pick<PostInput, "terms" | "links"> = {};
+  const budget = newTermBudget();
   for (const [taxonomy, items] of Object.entries(prepared.terms)) {
     if (items === undefined) continue;
-    (out.terms ??= {})[taxonomy] = await resolveTermIds(tx, taxonomy, items, language);
+    (out.terms ??= {})[taxonomy] = await resolveTermIds(tx, taxonomy, items, language, budget);
   }
   for (const [kind, relation] of [["venue", VENUE_LINK], ["organizer", ORGANIZER_LINK]] as const) {
     const refs = prepared.links[kind];
