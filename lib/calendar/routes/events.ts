@@ -113,15 +113,6 @@ function itemPermission(engine: EngineApi, lookup: (req: RestRequest) => Promise
   };
 }
 
-/** The host part of the events' iCalendar UIDs; a home URL built from a malformed Host header does not parse, and is used as text. */
-function uidHost(home: string): string {
-  try {
-    return new URL(home).hostname;
-  } catch {
-    return home.replace(/^[a-z]+:\/\//i, "").replace(/[/\s].*$/, "");
-  }
-}
-
 export function registerEventRoutes(host: CalendarHost): void {
   const { engine, rest } = host;
   const listParams = eventListParams(engine);
@@ -154,7 +145,7 @@ export function registerEventRoutes(host: CalendarHost): void {
   /** The page as an iCalendar feed (lib/calendar/ical/feed.ts), with the JSON list's paging headers. */
   const icalPage = async (req: RestRequest, collection: string, headers: Record<string, string> = {}): Promise<RestResponse<string>> => {
     const { records, paging } = await listPage(req, collection);
-    const site = { host: uidHost(req.urls.home), name: (await engine.options.get("blogname")) ?? "" };
+    const site = { host: new URL(req.urls.home).hostname, name: (await engine.options.get("blogname")) ?? "" };
     return rawResponse(icalFeed(records, site), ICAL_CONTENT_TYPE, 200, { ...paging.headers, ...headers });
   };
 
