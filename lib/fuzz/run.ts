@@ -180,7 +180,7 @@ async function fuzzAgainst(fuzzSite: FuzzSite, options: FuzzOptions, log: (line:
     log(`  #${p.index} ${p.kind}${p.status !== undefined ? ` (${p.status})` : ""}: ${p.request}\n      ${p.detail}`);
   };
 
-  let pools: Pools = await readPools(knex);
+  let pools: Pools = await readPools(knex, fuzzSite.imageBase);
   let checksum: Checksum = await databaseChecksum(knex);
   let scheduled = await futurePosts(knex);
   const arbitrary = requestPlan(catalogue);
@@ -249,7 +249,7 @@ async function fuzzAgainst(fuzzSite: FuzzSite, options: FuzzOptions, log: (line:
       }
       checksum = after;
       scheduled = nowScheduled;
-      if (wrote) pools = await readPools(knex);
+      if (wrote) pools = await readPools(knex, fuzzSite.imageBase);
       if (options.progressEvery && report.requests % options.progressEvery === 0) {
         log(`fuzz: ${report.requests}/${options.requests} requests, ${report.serverErrors} server errors, ${report.unexpectedChanges} unexpected changes (${Math.round((Date.now() - started) / 1000)} s)`);
       }
