@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { registerBookPlugin } from "../../examples/book-plugin";
 import { CATEGORY, EVENT } from "../../lib/calendar/post-types";
 import { MAX_LIST_ITEMS_PER_WRITE, MAX_NEW_TERMS_PER_WRITE } from "../../lib/calendar/events/linked";
 import { forEachDatabase } from "../support/databases";
@@ -72,6 +73,9 @@ describe("bad input: integers past 2^53 (SQLite)", function () {
   let t: TestSite;
   before(async () => {
     t = await startTestSite({ fixture: "minimal" });
+    // A host's own routes get the same integer rules (the fuzzer found `genre` reaching the engine).
+    registerBookPlugin(t.site);
+    await t.site.migrate();
   });
   after(async () => t.close());
 
@@ -93,6 +97,12 @@ describe("bad input: integers past 2^53 (SQLite)", function () {
     expectOutOfRange(body, "page");
     // The largest exact integer is still an integer: a page past the last one.
     expect((await t.get("/events", { query: { page: "9007199254740991" } })).status).to.equal(404);
+  });
+
+  it("refuses a host route's integer argument past the safe range (was a 500 from the engine)", async () => {
+    const res = await t.get("/wp-json/library/v1/books", { query: { genre: HUGE } });
+    expect(res.status, res.text).to.equal(400);
+    expect(res.body.data.details.genre.code).to.equal("rest_out_of_bounds");
   });
 
   it("refuses an event ID past the safe range in the path", async () => {
