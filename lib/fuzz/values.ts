@@ -82,7 +82,7 @@ export const IMAGE_HOST_IMAGES: readonly string[] = [
   "/img/nul%00.png",
   "/img/?q=%",
 ];
-export const IMAGE_HOST_PATHS: readonly string[] = [...IMAGE_HOST_IMAGES, "/page.html", "/missing.png", "/redirect-internal"];
+export const IMAGE_HOST_PATHS: readonly string[] = [...IMAGE_HOST_IMAGES, "/page.html", "/missing.png", "/redirect-internal", `/img/${"long".repeat(520)}.png`];
 
 // ------------------------------------------------------------ building blocks
 

@@ -22,6 +22,11 @@ async function imageServer(): Promise<{ base: string; hits: string[]; close(): P
       res.end();
       return;
     }
+    if (req.url === "/long-type.png") {
+      res.writeHead(200, { "content-type": `image/${"x".repeat(200)}` });
+      res.end("x");
+      return;
+    }
     res.writeHead(200, { "content-type": "image/png" });
     res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
   });
@@ -94,12 +99,23 @@ describe("image URLs: the fetch policy (SQLite)", function () {
       expect(res.body.data.params.image).to.equal("The image URL is not allowed: a redirect goes where its host is not a public address.");
     });
 
+    it("refuses a URL too long for the attachment (was a 500) and an answer whose media type it could not store", async () => {
+      const long = await t.post("/venues", { as: "admin", json: { venue: "Long URL", image: `${images.base}/${"a".repeat(3000)}.png` } });
+      expectInvalidParam(long, "image");
+      expect(long.body.data.params.image).to.equal("The image URL must be at most 2048 characters long.");
+      expectInvalidParam(await t.post("/events", { as: "admin", json: { title: "Long URL", ...WHEN, image: `${images.base}/${"a".repeat(3000)}.png` } }), "image");
+      const type = await t.post("/venues", { as: "admin", json: { venue: "Long type", image: `${images.base}/long-type.png` } });
+      expectInvalidParam(type, "image");
+      expect(type.body.data.params.image).to.equal("The image URL does not answer with an image.");
+    });
+
     // Issue 19 item 9: the attachment title came from decodeURIComponent of the file name, which threw → 500.
     it("imports a URL with a malformed percent-escape (the title keeps the name as written)", async () => {
       for (const [name, title] of [
         ["a%E0%A4%A.png", "a%E0%A4%A"],
         ["%zz.png", "%zz"],
         ["100%.png", "100%"],
+        ["nul%00.png", "nul"],
       ]) {
         const res = await t.post("/venues", { as: "admin", json: { venue: `Escapes ${name}`, image: `${images.base}/${name}` } });
         expect(res.status, res.text).to.equal(201);

@@ -2,7 +2,7 @@ import type { EngineApi } from "../../engine-api";
 import type { CurrentUser } from "../../users/types";
 import { isWpInteger } from "../../routes/coerce";
 import { checkUrlShape, safeFetch, type FetchOptions } from "../../net/safe-fetch";
-import { ATTACHMENT } from "../post-types";
+import { ATTACHMENT, postTypes } from "../post-types";
 
 /**
  * The `image` field of venues and organizers (and of events, same rules,
@@ -22,6 +22,12 @@ export type ImagePlan =
 
 /** Enough of an answer to tell an image from an error page; the file itself is never downloaded. */
 const IMAGE_CHECK_MAX_BYTES = 1024;
+
+/** The attachment's `url` column: a longer URL cannot be stored, so it is refused as input. */
+const MAX_IMAGE_URL_LENGTH = postTypes[ATTACHMENT]?.fields?.url?.length ?? 2048;
+
+/** A media type as an attachment stores it (`image/png`, `image/svg+xml`); anything else is no image. */
+const IMAGE_TYPE = /^image\/[a-z0-9][a-z0-9.+-]{0,80}$/;
 
 export function isEmptyImage(value: unknown): boolean {
   return value === "" || value === 0 || value === "0" || value === false;
@@ -47,7 +53,9 @@ export async function checkImageValue(value: unknown, engine: EngineApi): Promis
   if (isWpInteger(value)) {
     return (await imageAttachment(engine, Number(value))) ? null : "The image must be the ID of an image attachment.";
   }
-  if (typeof value === "string" && isHttpUrl(value.trim())) return null;
+  if (typeof value === "string" && isHttpUrl(value.trim())) {
+    return [...value.trim()].length > MAX_IMAGE_URL_LENGTH ? `The image URL must be at most ${MAX_IMAGE_URL_LENGTH} characters long.` : null;
+  }
   return "The image must be an attachment ID or an image URL.";
 }
 
@@ -63,10 +71,13 @@ async function remoteImageType(url: string, fetch: FetchOptions): Promise<{ mime
   if (!fetched.ok) return fetched.kind === "refused" ? { error: `The image URL is not allowed: ${fetched.reason}.` } : notImage;
   if (fetched.response.status !== 200) return notImage;
   const type = String(fetched.response.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-  return type.startsWith("image/") ? { mimeType: type } : notImage;
+  return IMAGE_TYPE.test(type) ? { mimeType: type } : notImage;
 }
 
-/** An attachment title from the URL's file name (`a%20b.png` → `a b`); a malformed escape is kept as written. */
+/**
+ * An attachment title from the URL's file name (`a%20b.png` → `a b`): a
+ * malformed escape is kept as written, control characters (`%00`) dropped.
+ */
 function titleFromUrl(url: string): string {
   const file = new URL(url).pathname.split("/").pop() ?? "";
   let decoded = file;
@@ -75,7 +86,8 @@ function titleFromUrl(url: string): string {
   } catch {
     // A lone `%` or a bad UTF-8 sequence: the raw name is still a fine title.
   }
-  return decoded.replace(/\.[^.]*$/, "") || "image";
+  // eslint-disable-next-line no-control-regex
+  return decoded.replace(/[\u0000-\u001f\u007f]/g, "").replace(/\.[^.]*$/, "") || "image";
 }
 
 /**
