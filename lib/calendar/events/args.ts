@@ -51,7 +51,7 @@ const WRITE_DOCS: Readonly<Record<WriteField, FieldDoc>> = {
   all_day: { type: "boolean", default: false, description: "Whether the event lasts the whole day." },
   start_date: { type: "string", description: "The event start date and time, read in the event time zone." },
   end_date: { type: "string", description: "The event end date and time, read in the event time zone; not before the start." },
-  image: { type: "string", description: "The event featured image: an image attachment ID, or an image URL (users who may upload files)." },
+  image: { type: "string", description: "The event featured image: an image attachment ID, or an image URL (users who may upload files). A URL must lead to a public host (no loopback, private, link-local or other internal address, ports 80, 443 and 8080, redirects checked too) unless the site allows its host, and be at most 2048 characters long." },
   cost: { docType: "string", description: "The event cost: a string or a list of strings." },
   website: { docType: "string", default: null, description: "The event website URL." },
   show_map: { type: "boolean", description: "Whether the event shows a map." },
@@ -59,10 +59,10 @@ const WRITE_DOCS: Readonly<Record<WriteField, FieldDoc>> = {
   hide_from_listings: { type: "boolean", description: "Whether the event is hidden from event lists." },
   sticky: { type: "boolean", description: "Whether the event is sticky in calendar views." },
   featured: { type: "boolean", description: "Whether the event is featured." },
-  categories: { docType: LIST_OF_IDS, items: { type: "integer" }, default: null, description: "The event categories: IDs, slugs or names (new names create categories)." },
-  tags: { docType: LIST_OF_IDS, items: { type: "integer" }, default: null, description: "The event tags: IDs, slugs or names (new names create tags)." },
+  categories: { docType: LIST_OF_IDS, items: { type: "integer" }, default: null, description: "The event categories: IDs, slugs or names (new names create categories). At most 100 items; one write creates at most 50 new categories and tags together." },
+  tags: { docType: LIST_OF_IDS, items: { type: "integer" }, default: null, description: "The event tags: IDs, slugs or names (new names create tags). At most 100 items; one write creates at most 50 new categories and tags together." },
   venue: { docType: LIST_OF_IDS, items: { type: "integer" }, default: null, description: "The event venue: an ID, {\"id\": ID}, or venue data to create one; empty to unlink." },
-  organizer: { docType: LIST_OF_IDS, items: { type: "integer" }, default: null, description: "The event organizers: IDs, {\"id\": ID} objects or organizer data, alone or in a list; empty to unlink." },
+  organizer: { docType: LIST_OF_IDS, items: { type: "integer" }, default: null, description: "The event organizers: IDs, {\"id\": ID} objects or organizer data, alone or in a list (at most 100); empty to unlink." },
 };
 
 /** Date fields: a Unix timestamp may also come as a JSON number (the original's strval sanitiser), so they sanitise instead of type-checking. */
