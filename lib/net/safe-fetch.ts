@@ -132,14 +132,15 @@ async function checkedAddresses(url: URL, options: FetchOptions, deadline: numbe
 /** A socket `lookup` that answers with the addresses already checked, whatever DNS says now. */
 function pinnedLookup(addresses: readonly LookupAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
-    const family = options.family === 4 || options.family === 6 ? options.family : 0;
+    const family = options.family === 4 || options.family === "IPv4" ? 4 : options.family === 6 || options.family === "IPv6" ? 6 : 0;
     const usable = family === 0 ? addresses : addresses.filter((a) => a.family === family);
-    if (usable.length === 0) {
+    const [first] = usable;
+    if (first === undefined) {
       callback(Object.assign(new Error("no address of the requested family"), { code: "ENOTFOUND" }), "", 0);
       return;
     }
-    if (options.all) (callback as unknown as (err: null, addresses: LookupAddress[]) => void)(null, [...usable]);
-    else callback(null, usable[0]!.address, usable[0]!.family);
+    if (options.all) callback(null, [...usable]);
+    else callback(null, first.address, first.family);
   };
 }
 

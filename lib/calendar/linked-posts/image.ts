@@ -70,7 +70,7 @@ async function remoteImageType(url: string, fetch: FetchOptions): Promise<{ mime
   const fetched = await safeFetch(url, { ...fetch, maxBytes: Math.min(fetch.maxBytes ?? IMAGE_CHECK_MAX_BYTES, IMAGE_CHECK_MAX_BYTES) });
   if (!fetched.ok) return fetched.kind === "refused" ? { error: `The image URL is not allowed: ${fetched.reason}.` } : notImage;
   if (fetched.response.status !== 200) return notImage;
-  const type = String(fetched.response.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  const type = String(fetched.response.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
   return IMAGE_TYPE.test(type) ? { mimeType: type } : notImage;
 }
 
