@@ -182,7 +182,7 @@ async function fuzzAgainst(fuzzSite: FuzzSite, options: FuzzOptions, log: (line:
     log(`  #${p.index} ${p.kind}${p.status !== undefined ? ` (${p.status})` : ""}: ${p.request}\n      ${p.detail}`);
   };
 
-  let pools: Pools = await readPools(knex, tables);
+  let pools: Pools = await readPools(knex, tables, fuzzSite.imageBase);
   let checksum: Checksum = await databaseChecksum(knex, tables);
   let scheduled = await futurePosts(knex, tables);
   const arbitrary = requestPlan(catalogue);
@@ -251,7 +251,7 @@ async function fuzzAgainst(fuzzSite: FuzzSite, options: FuzzOptions, log: (line:
       }
       checksum = after;
       scheduled = nowScheduled;
-      if (wrote) pools = await readPools(knex, tables);
+      if (wrote) pools = await readPools(knex, tables, fuzzSite.imageBase);
       if (options.progressEvery && report.requests % options.progressEvery === 0) {
         log(`fuzz: ${report.requests}/${options.requests} requests, ${report.serverErrors} server errors, ${report.unexpectedChanges} unexpected changes (${Math.round((Date.now() - started) / 1000)} s)`);
       }

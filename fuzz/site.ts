@@ -3,8 +3,13 @@
  * loaded, mounted as `calpress serve` mounts it, on a free loopback port.
  * In-process, so the fuzzer can read the database between requests and see
  * the server's own log of unexpected exceptions.
+ *
+ * Beside it, an image host on another loopback port, which the site's fetch
+ * policy allows (`fetch.allowHosts`), so that `image` URLs can really be
+ * imported: the path from a URL to an attachment is fuzzed too.
  */
 import fs from "node:fs";
+import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import express from "express";
@@ -26,7 +31,38 @@ export interface FuzzSite {
   users: KnownUser[];
   /** Unexpected exceptions the REST layer logged, oldest first. */
   logged: LoggedError[];
+  /** `http://127.0.0.1:<port>` of the image host (see imageHostUrls). */
+  imageBase: string;
   close(): Promise<void>;
+}
+
+/**
+ * The image host: an image for any path under `/img/` (whatever escapes
+ * the name has), an HTML page, a 404, and a redirect to a host the fetch
+ * policy refuses (the paths the generators use: IMAGE_HOST_PATHS in values.ts).
+ */
+async function startImageHost(): Promise<Server> {
+  const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64");
+  const server = http.createServer((req, res) => {
+    const url = req.url ?? "/";
+    if (url.startsWith("/img/")) {
+      res.writeHead(200, { "content-type": "image/png", "content-length": png.length });
+      res.end(png);
+    } else if (url === "/page.html") {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end("<p>not an image</p>");
+    } else if (url === "/redirect-internal") {
+      res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/x.png" });
+      res.end();
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  return new Promise((resolve, reject) => {
+    server.listen(0, "127.0.0.1", () => resolve(server));
+    server.once("error", reject);
+  });
 }
 
 /** Registers a host's own post types and routes on the site before it serves (they are fuzzed too). */
@@ -39,7 +75,9 @@ export async function startFuzzSite(target: string, fixtureName: string, setup?:
       logged.push({ message, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
     },
   };
-  const site = await createSite({ db: target, logger });
+  const images = await startImageHost();
+  const imageBase = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
+  const site = await createSite({ db: target, logger, fetch: { allowHosts: ["127.0.0.1"] } });
   if (setup) {
     await setup(site);
     await site.migrate();
@@ -68,9 +106,12 @@ export async function startFuzzSite(target: string, fixtureName: string, setup?:
     port,
     users,
     logged,
+    imageBase,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      images.closeAllConnections();
+      await new Promise<void>((resolve) => images.close(() => resolve()));
       await site.close();
     },
   };

@@ -6,12 +6,12 @@
  */
 import type { Knex } from "knex";
 import type { Tables } from "../lib/db/tables";
-import { DeepValue, ListString, Ref, type FuzzValue, type PoolName } from "./values";
+import { DeepValue, IMAGE_HOST_PATHS, ListString, Ref, type FuzzValue, type PoolName } from "./values";
 
 export type Pools = Record<PoolName, Array<number | string>>;
 
 export function emptyPools(): Pools {
-  return { event: [], venue: [], organizer: [], post: [], category: [], tag: [], term: [], user: [], eventSlug: [], venueSlug: [], organizerSlug: [], anySlug: [] };
+  return { event: [], venue: [], organizer: [], post: [], category: [], tag: [], term: [], user: [], eventSlug: [], venueSlug: [], organizerSlug: [], anySlug: [], imageUrl: [] };
 }
 
 /** Fallbacks when a pool is empty: an id that surely does not exist is still a useful request. */
@@ -28,10 +28,13 @@ const FALLBACK: Record<PoolName, number | string> = {
   venueSlug: "no-such-venue",
   organizerSlug: "no-such-organizer",
   anySlug: "no-such-slug",
+  imageUrl: "http://127.0.0.1:1/unreachable.png",
 };
 
-export async function readPools(knex: Knex, tables: Tables): Promise<Pools> {
+/** `imageBase`: the fuzz site's image host, whose URLs make the `imageUrl` pool. */
+export async function readPools(knex: Knex, tables: Tables, imageBase?: string): Promise<Pools> {
   const pools = emptyPools();
+  if (imageBase !== undefined) pools.imageUrl.push(...IMAGE_HOST_PATHS.map((path) => `${imageBase}${path}`));
   const posts = (await knex(tables.posts).select("id", "type", "slug").orderBy("id")) as { id: number; type: string; slug: string }[];
   for (const p of posts) {
     const id = Number(p.id);

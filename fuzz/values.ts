@@ -3,7 +3,9 @@
  * validation and reach the handlers and the database) and hostile ones
  * (wrong types, huge strings, deep and cyclic-looking JSON, prototype keys,
  * awkward unicode, SQL and HTML metacharacters, impossible dates, extreme
- * numbers, arrays of 10,000 ids).
+ * numbers and integers past 2^53 as strings, arrays of 10,000 ids, long
+ * lists of names no term has yet, URLs with malformed percent-escapes and
+ * URLs of internal hosts).
  *
  * Values are plain JSON data, except `Ref`, a placeholder for "some id or
  * slug that exists right now", resolved when the request is sent: the set
@@ -26,7 +28,9 @@ export type PoolName =
   | "eventSlug"
   | "venueSlug"
   | "organizerSlug"
-  | "anySlug";
+  | "anySlug"
+  /** A URL on the fuzz site's image host (lib/fuzz/site.ts). */
+  | "imageUrl";
 
 export class Ref {
   constructor(
@@ -60,6 +64,25 @@ export interface ArgInfo {
   maximum?: number;
   format?: string;
 }
+
+/**
+ * Paths on the fuzz site's image host (lib/fuzz/site.ts) that `image` URLs
+ * point at: images whose names hold percent-escapes good and malformed,
+ * then the failures. The `imageUrl` pool lists them in this order.
+ */
+export const IMAGE_HOST_IMAGES: readonly string[] = [
+  "/img/plain.png",
+  "/img/with%20space.png",
+  "/img/caf%C3%A9.jpg",
+  "/img/bad%zz.png",
+  "/img/cut%E0%A4%A.png",
+  "/img/100%.png",
+  "/img/%.png",
+  "/img/%FF%FE.gif",
+  "/img/nul%00.png",
+  "/img/?q=%",
+];
+export const IMAGE_HOST_PATHS: readonly string[] = [...IMAGE_HOST_IMAGES, "/page.html", "/missing.png", "/redirect-internal", `/img/${"long".repeat(520)}.png`];
 
 // ------------------------------------------------------------ building blocks
 
@@ -247,6 +270,74 @@ const extremeNumber: fc.Arbitrary<FuzzValue> = fc.constantFrom<FuzzValue>(
   "00000000000000000001",
 );
 
+/** Integers just past 2^53 and far past it, as strings (as a query or form sends them) and as JSON numbers. */
+const hugeInteger: fc.Arbitrary<FuzzValue> = fc.constantFrom<FuzzValue>(
+  "99999999999999999999",
+  "9007199254740992",
+  "9007199254740993",
+  "-9007199254740993",
+  "18446744073709551616",
+  "99999999999999999999.0",
+  "1e20",
+  " 99999999999999999999 ",
+  9007199254740993,
+  -99999999999999999999,
+);
+
+/**
+ * URLs a URL field should refuse or store without falling over: malformed
+ * percent-escapes in every part, and internal hosts in the forms an SSRF
+ * tries (decimal, octal, hex, IPv4-mapped IPv6, cloud metadata, DNS names
+ * of loopback).
+ */
+export const HOSTILE_URLS: readonly string[] = [
+  "https://example.com/%",
+  "https://example.com/%zz.png",
+  "https://example.com/a%E0%A4%A.png",
+  "https://example.com/%FF%FE.png",
+  "https://example.com/100%.jpg?x=%",
+  "https://example.com/a.png#%zz",
+  "http://%zz/",
+  "http://exa%mple.com/",
+  "http://ex%41mple.com/a.png",
+  "http://user:p%zz@example.com/a.png",
+  "http://[::1",
+  "http://127.0.0.1/a.png",
+  "http://2130706433/a.png",
+  "http://0x7f.1/a.png",
+  "http://0177.0.0.1/a.png",
+  "http://[::ffff:127.0.0.1]/a.png",
+  "http://[::ffff:7f00:1]/a.png",
+  "http://[::1]:8080/a.png",
+  "http://169.254.169.254/latest/meta-data/",
+  "http://100.64.0.1/a.png",
+  "http://[fe80::1]/a.png",
+  "http://0.0.0.0/a.png",
+  "http://localhost/a.png",
+  "http://localhost:22/a.png",
+  "https://example.com:6379/a.png",
+  "gopher://127.0.0.1:25/x",
+];
+
+const hostileUrl = fc.constantFrom<FuzzValue>(...HOSTILE_URLS);
+
+/**
+ * Lists of names that no term (or organizer) has yet: around the limits of
+ * one write (50 new terms, 100 items) and far past them, as a JSON list or
+ * a comma string. The prefix makes each list new.
+ */
+const newNames: fc.Arbitrary<FuzzValue> = fc
+  .record({ count: fc.constantFrom(2, 49, 50, 51, 100, 101, 600, 600), prefix: fc.nat(1_000_000), asString: fc.boolean() })
+  .map(({ count, prefix, asString }) => {
+    const names = Array.from({ length: count }, (_, i) => `fuzz ${prefix} term ${i}`);
+    return asString ? names.join(",") : names;
+  });
+
+/** As many new inline organizers (organizer data), around the 100-item limit. */
+const newOrganizers: fc.Arbitrary<FuzzValue> = fc
+  .record({ count: fc.constantFrom(2, 100, 101, 300), prefix: fc.nat(1_000_000) })
+  .map(({ count, prefix }) => Array.from({ length: count }, (_, i) => objectOf([["organizer", `fuzz ${prefix} organizer ${i}`]])));
+
 /** Ten thousand ids, as a list or a comma string. */
 const manyIds: fc.Arbitrary<FuzzValue> = fc
   .record({ asString: fc.boolean(), start: fc.nat(50) })
@@ -314,7 +405,7 @@ const organizerData: fc.Arbitrary<FuzzValue> = fc
     return objectOf(entries);
   });
 
-const idOf = (pool: PoolName): fc.Arbitrary<FuzzValue> => fc.oneof({ arbitrary: ref(pool), weight: 4 }, { arbitrary: extremeNumber, weight: 1 });
+const idOf = (pool: PoolName): fc.Arbitrary<FuzzValue> => fc.oneof({ arbitrary: ref(pool), weight: 4 }, { arbitrary: extremeNumber, weight: 1 }, { arbitrary: hugeInteger, weight: 1 });
 
 /** List-valued args: a real list, a comma string, or a single item. */
 function listOf(item: fc.Arbitrary<FuzzValue>): fc.Arbitrary<FuzzValue> {
@@ -337,24 +428,25 @@ function byName(name: string, typed?: string): fc.Arbitrary<FuzzValue> | undefin
   const n = name.toLowerCase();
   // `venue` / `organizer` are a name on their own routes (typed string) and linked data on events (untyped).
   if ((n === "venue" || n === "organizer") && typed === "string") return fc.oneof(words, nasty, anyString);
-  if (n === "page") return fc.oneof(fc.constantFrom<FuzzValue>(1, 1, 2, "2", 3), extremeNumber);
-  if (n === "per_page") return fc.oneof(fc.constantFrom<FuzzValue>(1, 5, 10, 50, 51, 100, "10"), extremeNumber);
+  if (n === "page") return fc.oneof(fc.constantFrom<FuzzValue>(1, 1, 2, "2", 3), extremeNumber, hugeInteger);
+  if (n === "per_page") return fc.oneof(fc.constantFrom<FuzzValue>(1, 5, 10, 50, 51, 100, "10"), extremeNumber, hugeInteger);
   if (n.includes("date") || /^(starts|ends)_(before|after)$/.test(n)) return dateString;
   if (n === "timezone") return fc.constantFrom(...TIMEZONES);
   if (n === "status") return fc.oneof(fc.constantFrom(...STATUSES), listOf(fc.constantFrom(...STATUSES)));
   if (n === "author") return fc.oneof(ref("user"), fc.constantFrom<FuzzValue>(0, 999, "1", ""));
   if (n === "event" || n === "post" || n === "post_parent") return idOf("event");
   if (n === "venue") return fc.oneof(ref("venue"), venueData, ref("venue").map((r) => objectOf([["id", r]])), fc.constantFrom<FuzzValue>("", 0, [], "foo"), listOf(ref("venue")));
-  if (n === "organizer") return fc.oneof(listOf(fc.oneof(ref("organizer"), organizerData, ref("organizer").map((r) => objectOf([["id", r]])))), fc.constantFrom<FuzzValue>("", []));
-  if (n === "categories") return listOf(fc.oneof(ref("category"), words, nasty));
-  if (n === "tags") return listOf(fc.oneof(ref("tag"), words, nasty));
-  if (n === "include" || n === "exclude") return fc.oneof(listOf(ref("post")), listOf(ref("term")), manyIds);
+  if (n === "organizer") return fc.oneof(listOf(fc.oneof(ref("organizer"), organizerData, ref("organizer").map((r) => objectOf([["id", r]])))), fc.constantFrom<FuzzValue>("", []), newOrganizers);
+  if (n === "categories") return fc.oneof({ arbitrary: listOf(fc.oneof(ref("category"), words, nasty, hugeInteger)), weight: 3 }, { arbitrary: newNames, weight: 1 });
+  if (n === "tags") return fc.oneof({ arbitrary: listOf(fc.oneof(ref("tag"), words, nasty, hugeInteger)), weight: 3 }, { arbitrary: newNames, weight: 1 });
+  if (n === "include" || n === "exclude") return fc.oneof(listOf(ref("post")), listOf(ref("term")), manyIds, listOf(hugeInteger));
   if (n === "parent") return idOf("category");
   if (n === "id") return idOf("post");
   if (n === "slug") return fc.oneof(ref("anySlug"), words, nasty, anyString);
   if (n === "search") return fc.oneof(words, nasty, anyString);
   if (n === "cost") return fc.oneof(fc.constantFrom<FuzzValue>("20$", "$ 10", "0", "Free", "10-20", "€5", "-5", "1e9"), fc.array(fc.constantFrom("0$", "20$", "30$", "abc"), { maxLength: 4 }));
-  if (n === "website" || n === "image" || n === "url") return fc.oneof(fc.constantFrom("https://example.com", "http://127.0.0.1:1/a.png", "foo", "javascript:alert(1)", "", "http://[::1"), ref("post"));
+  if (n === "website" || n === "image" || n === "url")
+    return fc.oneof(fc.constantFrom("https://example.com", "http://127.0.0.1:1/a.png", "foo", "javascript:alert(1)", "", "http://[::1"), ref("post"), hostileUrl, ref("imageUrl"));
   if (n === "order") return fc.constantFrom("asc", "ASC", "desc", "", "random");
   if (n === "orderby") return fc.constantFrom("id", "term_id", "name", "slug", "count", "description", "parent", "term_group", "include", "slug__in", "none", "date; DROP TABLE terms", "");
   if (n === "has_events" || n === "only_with_upcoming" || n === "strict_dates" || n === "hide_empty" || n === "featured" || n === "all_day" || n.startsWith("show_map") || n === "hide_from_listings" || n === "sticky" || n === "geoloc" || n === "ticketed")
@@ -379,7 +471,7 @@ function byType(arg: ArgInfo): fc.Arbitrary<FuzzValue> {
   const type = Array.isArray(arg.type) ? arg.type[0] : arg.type;
   switch (type) {
     case "integer":
-      return fc.oneof(fc.integer({ min: arg.minimum ?? 0, max: Math.min(arg.maximum ?? 100, 100) }), ref("post"));
+      return fc.oneof({ arbitrary: fc.integer({ min: arg.minimum ?? 0, max: Math.min(arg.maximum ?? 100, 100) }), weight: 4 }, { arbitrary: ref("post"), weight: 4 }, { arbitrary: hugeInteger, weight: 1 });
     case "number":
       return fc.oneof(fc.double({ min: -1000, max: 1000, noNaN: true }), fc.integer());
     case "boolean":
@@ -399,6 +491,9 @@ export const hostileValue: fc.Arbitrary<FuzzValue> = fc.oneof(
   { arbitrary: nasty, weight: 6 },
   { arbitrary: anyString, weight: 3 },
   { arbitrary: extremeNumber, weight: 3 },
+  { arbitrary: hugeInteger, weight: 1 },
+  { arbitrary: hostileUrl, weight: 1 },
+  { arbitrary: newNames, weight: 1 },
   { arbitrary: dateString, weight: 1 },
   { arbitrary: hugeString, weight: 1 },
   { arbitrary: deepValue, weight: 1 },
@@ -446,15 +541,22 @@ function saneByName(name: string, pattern: string, typed?: string): fc.Arbitrary
   if (n === "event" || n === "post" || n === "post_parent") return ref("event");
   if (n === "venue") return fc.oneof(ref("venue"), venueData, ref("venue").map((r) => objectOf([["id", r]])), fc.constantFrom<FuzzValue>("", 0));
   if (n === "organizer") return fc.oneof(fc.array(fc.oneof(ref("organizer"), organizerData, ref("organizer").map((r) => objectOf([["id", r]]))), { maxLength: 3 }), ref("organizer"));
-  if (n === "categories") return fc.oneof(fc.array(fc.oneof(ref("category"), words), { maxLength: 3 }), fc.constant(""));
-  if (n === "tags") return fc.oneof(fc.array(fc.oneof(ref("tag"), words), { maxLength: 3 }), fc.constant(""));
+  // Now and then as many new names as one write may create (25 categories and 25 tags), so that
+  // writes at the limit reach the database; sometimes a long list in an otherwise valid write.
+  const saneNewNames = fc.nat(1_000_000).map((prefix): FuzzValue => Array.from({ length: 25 }, (_, i) => `fuzz ${prefix} new ${i}`));
+  if (n === "categories" || n === "tags") {
+    const existing = fc.array(fc.oneof(ref(n === "tags" ? "tag" : "category"), words), { maxLength: 3 });
+    return fc.oneof({ arbitrary: existing, weight: 14 }, { arbitrary: fc.constant(""), weight: 3 }, { arbitrary: saneNewNames, weight: 3 }, { arbitrary: newNames, weight: 4 });
+  }
   if (n === "include" || n === "exclude") return fc.array(ref(termRoute ? (pattern.includes("/tags") ? "tag" : "category") : "event"), { minLength: 1, maxLength: 4 });
   if (n === "parent") return ref("category");
   if (n === "slug") return fc.oneof(words.map((w) => w.replace(/\W+/g, "-")), fc.constantFrom("caf\u00e9-\u00fcber", "\u6f22\u5b57", "emoji-\ud83c\udf89"));
   if (n === "search") return fc.oneof(words, fc.constantFrom("%", "_", "' OR 1=1 --", "\u00e9t\u00e9", "\"jazz concert\""));
   if (n === "cost") return fc.oneof(fc.constantFrom<FuzzValue>("20$", "$ 10", "0", "Free", "10-20", "\u20ac5"), fc.constant<FuzzValue>(["0$", "20$", "30$"]));
   if (n === "website" || n === "url") return fc.constantFrom("https://example.com", "http://example.org/a?b=c", "");
-  if (n === "image" || n === "password" || n === "namespace" || n === "ticketed" || n === "geoloc") return "omit";
+  // Image URLs on the fuzz site's image host that answer with an image: the write imports it.
+  if (n === "image") return fc.nat(IMAGE_HOST_IMAGES.length - 1).map((pick) => new Ref("imageUrl", pick));
+  if (n === "password" || n === "namespace" || n === "ticketed" || n === "geoloc") return "omit";
   if (n === "order") return fc.constantFrom("asc", "desc");
   if (n === "orderby") return fc.constantFrom("id", "name", "slug", "count");
   if (n === "has_events" || n === "only_with_upcoming" || n === "strict_dates" || n === "hide_empty" || n === "featured" || n === "all_day" || n === "hide_from_listings" || n === "sticky")

@@ -3,6 +3,7 @@ export type { Site, SiteOptions, HostUser, HostUserRef } from "./site";
 export type { TrustProxy } from "./routes/client-address";
 export type { Tables } from "./db/tables";
 export { TableClashError } from "./db/ownership";
+export type { FetchOptions } from "./net/safe-fetch";
 export * from "./routes";
 export type { EngineApi, PostsApi, TermsApi, UsersApi, OptionsApi, UserRecord } from "./engine-api";
 export type { PostTypeConfig, FieldDef, Post, LoadedPost, PostInput, PostQuery } from "./posts/types";

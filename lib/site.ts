@@ -22,6 +22,7 @@ import { parseSiteUrl } from "./format/site-url";
 import { SITE_URL_OPTIONS } from "./options/options";
 import type { HookBus } from "./hooks/bus";
 import { WebhookDeliverer, type WebhookSettings } from "./hooks/deliverer";
+import type { FetchOptions } from "./net/safe-fetch";
 
 /** A user as a host names it: one it already resolved, or how to find one (an id or a login). */
 export type HostUserRef = CurrentUser | UserRecord | { id: number } | { login: string } | number | string;
@@ -160,6 +161,14 @@ export interface SiteOptions {
    * delivers (another one on the same database does); rows are still written.
    */
   webhooks?: WebhookSettings | false;
+  /**
+   * The requests calpress makes to URLs its users give (an `image` URL is
+   * fetched to check that it is an image): only public hosts, on ports 80,
+   * 443 and 8080, each redirect checked again, 5 s and 64 KiB at most
+   * (lib/net/safe-fetch.ts). `allowHosts` names hosts fetched anyway, on any
+   * port (an intranet image server; a test server on `127.0.0.1`).
+   */
+  fetch?: FetchOptions;
 }
 
 export interface Site {
@@ -238,7 +247,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
         };
       },
     });
-    if (options.calendar !== false) registerCalendar({ engine, rest });
+    if (options.calendar !== false) registerCalendar({ engine, rest, fetch: options.fetch });
     await engine.migrate();
     engine.hooks.logger = options.logger ?? { error: (message, err) => (err === undefined ? console.error(message) : console.error(message, err)) };
     const webhooks = new WebhookDeliverer(engine, options.webhooks || {}, engine.hooks.logger);

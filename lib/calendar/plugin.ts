@@ -1,4 +1,5 @@
 import type { EngineApi } from "../engine-api";
+import type { FetchOptions } from "../net/safe-fetch";
 import type { RestServer } from "../routes/server";
 import { registerCalendarContent } from "./post-types";
 import { languageArg, NAMESPACE } from "./shared/args";
@@ -10,6 +11,8 @@ import { registerDocRoute } from "./routes/doc";
 export interface CalendarHost {
   engine: EngineApi;
   rest: RestServer;
+  /** The policy of the requests made to URLs users give (image URLs); default: public hosts only. */
+  fetch?: FetchOptions;
 }
 
 /**

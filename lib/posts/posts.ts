@@ -1,6 +1,7 @@
 import { deletedPostChange, postChange } from "../hooks/journal";
 import type { Knex } from "knex";
 import { isStoredId, storedIds } from "../db/ids";
+import { insertChunked } from "../db/insert-rows";
 import { trigramMatch } from "../db/search-index";
 import type { Engine } from "../engine";
 import type { PostsApi } from "../engine-api";
@@ -1371,7 +1372,7 @@ export class Posts implements PostsApi {
     const rows = keys
       .filter((key) => meta[key] !== null && meta[key] !== undefined)
       .map((key) => ({ post_id: id, meta_key: key, meta_value: String(meta[key]) }));
-    if (rows.length > 0) await this.k(this.e.tables.postmeta).insert(rows);
+    await insertChunked(this.k, this.e.tables.postmeta, rows);
   }
 
   /** Replaces the terms of the named taxonomies; returns every term whose count may change. */
@@ -1397,7 +1398,7 @@ export class Posts implements PostsApi {
       // instead of deadlocking between foreign-key locks and the recount.
       await this.e.terms.lockIn([...old, ...ids]);
       if (old.length > 0) await this.k(this.e.tables.termRelationships).where({ object_id: id }).whereIn("term_id", old).delete();
-      if (ids.length > 0) await this.k(this.e.tables.termRelationships).insert(ids.map((term_id, i) => ({ object_id: id, term_id, term_order: i })));
+      await insertChunked(this.k, this.e.tables.termRelationships, ids.map((term_id, i) => ({ object_id: id, term_id, term_order: i })));
       for (const t of old) touched.add(t);
       for (const t of ids) touched.add(t);
     }
@@ -1415,7 +1416,7 @@ export class Posts implements PostsApi {
         if (missing.length > 0) throw new EngineError("invalid_link", `no such posts: ${missing.join(", ")}`, { relation, ids: missing });
       }
       await this.k(this.e.tables.postLinks).where({ from_id: id, relation }).delete();
-      if (ids.length > 0) await this.k(this.e.tables.postLinks).insert(ids.map((to_id, i) => ({ from_id: id, relation, to_id, position: i })));
+      await insertChunked(this.k, this.e.tables.postLinks, ids.map((to_id, i) => ({ from_id: id, relation, to_id, position: i })));
     }
   }
 

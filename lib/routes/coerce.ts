@@ -114,6 +114,20 @@ export function typeError(param: string, type: string): ErrorItem {
 }
 
 /**
+ * An integer past ±(2^53 − 1) cannot be told from its neighbours once it
+ * is a number (`99999999999999999999` would read as 1e20, PHP would clamp
+ * it to PHP_INT_MAX): out of range for every integer argument, refused as
+ * the schema's own bounds are (`rest_out_of_bounds`, WordPress's message).
+ */
+function integerRangeError(param: string, schema: Omit<ValueSchema, "default">): ErrorItem {
+  const min = typeof schema.minimum === "number" ? Math.max(schema.minimum, Number.MIN_SAFE_INTEGER) : Number.MIN_SAFE_INTEGER;
+  const max = typeof schema.maximum === "number" ? Math.min(schema.maximum, Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER;
+  const minKind = typeof schema.minimum === "number" && schema.exclusiveMinimum === true ? "exclusive" : "inclusive";
+  const maxKind = typeof schema.maximum === "number" && schema.exclusiveMaximum === true ? "exclusive" : "inclusive";
+  return { code: "rest_out_of_bounds", message: `${param} must be between ${min} (${minKind}) and ${max} (${maxKind})`, data: null };
+}
+
+/**
  * Checks `value` against the schema's `type` (recursively through `items`,
  * `properties` and `additionalProperties`) and converts it. Untyped schemas
  * pass the value through. `param` is the display name used in messages, with
@@ -135,9 +149,12 @@ export function coerceValue(value: unknown, schema: Omit<ValueSchema, "default">
       return value === null ? { ok: true, value: null } : { ok: false, error: typeError(param, "null") };
     case "boolean":
       return isWpBoolean(value) ? { ok: true, value: toWpBoolean(value) } : { ok: false, error: typeError(param, "boolean") };
-    case "integer":
+    case "integer": {
+      if (!isWpInteger(value)) return { ok: false, error: typeError(param, "integer") };
       // PHP `(int)`: "5.0" → 5, "1e3" → 1000.
-      return isWpInteger(value) ? { ok: true, value: Math.trunc(Number(value)) } : { ok: false, error: typeError(param, "integer") };
+      const n = Math.trunc(Number(value));
+      return Number.isSafeInteger(n) ? { ok: true, value: n } : { ok: false, error: integerRangeError(param, schema) };
+    }
     case "number":
       return isNumeric(value) ? { ok: true, value: Number(value) } : { ok: false, error: typeError(param, "number") };
     case "string":

@@ -215,7 +215,7 @@ forEachDatabase("calendar: stored answers", (db) => {
       const t = site();
       const event = await makeEvent(t, { title: "Locked Room", status: "publish" });
       // The API sets no post password: as a tool writing SQL would.
-      await t.site.engine.knex("posts").where({ id: event.id }).update({ password: "sesame" });
+      await t.site.engine.knex(t.site.engine.tables.posts).where({ id: event.id }).update({ password: "sesame" });
       for (const url of [`/events/by-slug/${event.slug}?_envelope`, `/events/${event.id}?_envelope`]) {
         for (let i = 0; i < 2; i++) {
           const refused = await t.get(url);
@@ -225,7 +225,7 @@ forEachDatabase("calendar: stored answers", (db) => {
         }
       }
       await store(t).flush();
-      await t.site.engine.knex("posts").where({ id: event.id }).update({ password: "" });
+      await t.site.engine.knex(t.site.engine.tables.posts).where({ id: event.id }).update({ password: "" });
       for (const url of [`/events/by-slug/${event.slug}?_envelope`, `/events/${event.id}?_envelope`]) {
         const open = await t.get(url);
         expect(open.body.status, url).to.equal(200);
@@ -233,7 +233,7 @@ forEachDatabase("calendar: stored answers", (db) => {
       }
       // Stored now; the password column is part of the post's tag: setting it again voids them.
       for (let i = 0; i < 2; i++) await read(t, `/events/${event.id}`);
-      await t.site.engine.knex("posts").where({ id: event.id }).update({ password: "again" });
+      await t.site.engine.knex(t.site.engine.tables.posts).where({ id: event.id }).update({ password: "again" });
       expect((await read(t, `/events/${event.id}`)).status).to.equal(403);
       expect((await read(t, `/events/by-slug/${event.slug}?_envelope`)).body.status).to.equal(403);
     });

@@ -82,7 +82,8 @@ forEachDatabase("venues routes", (target) => {
 
   before(async () => {
     db = await target.create();
-    ts = await startTestSite({ target: db.target, fixture: FIXTURE });
+    // The image server of these tests listens on 127.0.0.1, which the fetch policy refuses unless allowed.
+    ts = await startTestSite({ target: db.target, fixture: FIXTURE, fetch: { allowHosts: ["127.0.0.1"] } });
     for (const u of USERS) users[u.login] = (await ts.site.engine.users.byLogin(u.login))!.id;
     await makeVenue("lonely", { title: "Lonely Place", author: users.editor, dateLocal: "2023-12-31 10:00:00" });
     await makeVenue("hall", {

@@ -37,7 +37,7 @@ class Sessions {
 const eventForm = (title: string): Record<string, string> => ({ title, start_date: dayAt(1, "10:00:00"), end_date: dayAt(1, "11:00:00"), status: "publish" });
 
 async function eventsTitled(t: TestSite, title: string): Promise<number> {
-  const rows = await t.site.engine.knex("posts").where({ title }).count<Array<{ n: number | string }>>({ n: "*" });
+  const rows = await t.site.engine.knex(t.site.engine.tables.posts).where({ title }).count<Array<{ n: number | string }>>({ n: "*" });
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -227,9 +227,9 @@ forEachDatabase("site: users a host names", (db) => {
         [1, 2, 3].map(() => fetch(`${t.ns}/events`, { headers: { cookie: late, "x-wp-nonce": "0000000000" } })),
       );
       expect(racing.map((r) => r.status)).to.deep.equal([403, 403, 403]);
-      const rows = await t.site.engine.knex("users").where({ login: "latecomer" }).select("role");
+      const rows = await t.site.engine.knex(t.site.engine.tables.users).where({ login: "latecomer" }).select("role");
       expect(rows).to.deep.equal([{ role: "author" }]);
-      expect(await t.site.engine.knex("users").where({ login: "newcomer" }).count<Array<{ n: number | string }>>({ n: "*" })).to.satisfy((r: Array<{ n: number | string }>) => Number(r[0]?.n) === 1);
+      expect(await t.site.engine.knex(t.site.engine.tables.users).where({ login: "newcomer" }).count<Array<{ n: number | string }>>({ n: "*" })).to.satisfy((r: Array<{ n: number | string }>) => Number(r[0]?.n) === 1);
     } finally {
       await t.close();
       await database.drop();

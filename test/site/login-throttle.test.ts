@@ -50,7 +50,8 @@ describe("site: failed logins behind a proxy", function () {
       expect(await tryLogin(t, "admin", "admin-pass", "198.51.100.7")).to.equal(429);
       expect(await tryLogin(t, "admin", "admin-pass", "192.0.2.10")).to.equal(200);
       // The application password's last use records the client's address too.
-      const row = await t.site.engine.knex("app_passwords").join("users", "users.id", "app_passwords.user_id").where("users.login", "admin").first<{ last_ip: string }>("app_passwords.last_ip");
+      const { appPasswords, users } = t.site.engine.tables;
+      const row = await t.site.engine.knex(`${appPasswords} as a`).join(`${users} as u`, "u.id", "a.user_id").where("u.login", "admin").first<{ last_ip: string }>("a.last_ip");
       expect(row?.last_ip).to.equal("192.0.2.10");
     } finally {
       await t.close();

@@ -12,6 +12,7 @@ import type { EngineApi } from "../../engine-api";
 import type { RestError } from "../../routes/errors";
 import { RestError as Err } from "../../routes/errors";
 import type { RestRequest } from "../../routes/request";
+import type { FetchOptions } from "../../net/safe-fetch";
 import type { LoadedPost } from "../../posts/types";
 import type { ArgSpec, ArgsMap, ArgType, DocSchema } from "../../routes/types";
 import { isWpBoolean, toWpBoolean } from "../../routes/coerce";
@@ -50,7 +51,7 @@ const WRITE_DOCS: Readonly<Record<WriteField, FieldDoc>> = {
   all_day: { type: "boolean", default: false, description: "Whether the event lasts the whole day." },
   start_date: { type: "string", description: "The event start date and time, read in the event time zone." },
   end_date: { type: "string", description: "The event end date and time, read in the event time zone; not before the start." },
-  image: { type: "string", description: "The event featured image: an image attachment ID, or an image URL (users who may upload files)." },
+  image: { type: "string", description: "The event featured image: an image attachment ID, or an image URL (users who may upload files). A URL must lead to a public host (no loopback, private, link-local or other internal address, ports 80, 443 and 8080, redirects checked too) unless the site allows its host, and be at most 2048 characters long." },
   cost: { docType: "string", description: "The event cost: a string or a list of strings." },
   website: { docType: "string", default: null, description: "The event website URL." },
   show_map: { type: "boolean", description: "Whether the event shows a map." },
@@ -58,10 +59,10 @@ const WRITE_DOCS: Readonly<Record<WriteField, FieldDoc>> = {
   hide_from_listings: { type: "boolean", description: "Whether the event is hidden from event lists." },
   sticky: { type: "boolean", description: "Whether the event is sticky in calendar views." },
   featured: { type: "boolean", description: "Whether the event is featured." },
-  categories: { docType: LIST_OF_IDS, items: { type: "integer" }, default: null, description: "The event categories: IDs, slugs or names (new names create categories)." },
-  tags: { docType: LIST_OF_IDS, items: { type: "integer" }, default: null, description: "The event tags: IDs, slugs or names (new names create tags)." },
+  categories: { docType: LIST_OF_IDS, items: { type: "integer" }, default: null, description: "The event categories: IDs, slugs or names (new names create categories). At most 100 items; one write creates at most 50 new categories and tags together." },
+  tags: { docType: LIST_OF_IDS, items: { type: "integer" }, default: null, description: "The event tags: IDs, slugs or names (new names create tags). At most 100 items; one write creates at most 50 new categories and tags together." },
   venue: { docType: LIST_OF_IDS, items: { type: "integer" }, default: null, description: "The event venue: an ID, {\"id\": ID}, or venue data to create one; empty to unlink." },
-  organizer: { docType: LIST_OF_IDS, items: { type: "integer" }, default: null, description: "The event organizers: IDs, {\"id\": ID} objects or organizer data, alone or in a list; empty to unlink." },
+  organizer: { docType: LIST_OF_IDS, items: { type: "integer" }, default: null, description: "The event organizers: IDs, {\"id\": ID} objects or organizer data, alone or in a list (at most 100); empty to unlink." },
 };
 
 /** Date fields: a Unix timestamp may also come as a JSON number (the original's strval sanitiser), so they sanitise instead of type-checking. */
@@ -101,7 +102,7 @@ async function endBeforeStart(engine: EngineApi, req: RestRequest): Promise<stri
   return fields.end_utc < fields.start_utc ? "The end date must not be before the start date." : null;
 }
 
-function writeArg(engine: EngineApi, name: WriteField, mode: "create" | "update"): ArgSpec {
+function writeArg(engine: EngineApi, name: WriteField, mode: "create" | "update", fetch: FetchOptions): ArgSpec {
   const doc = WRITE_DOCS[name];
   const rule = WRITE_RULES[name];
   const spec: { -readonly [K in keyof ArgSpec]: ArgSpec[K] } = {};
@@ -122,7 +123,7 @@ function writeArg(engine: EngineApi, name: WriteField, mode: "create" | "update"
     // the URL must answer with an image) runs once, here, before any
     // transaction; the operation receives the plan.
     spec.sanitize = async (value, req): Promise<PlannedImage | RestError> => {
-      const planned = await planImage(engine, value, req.user);
+      const planned = await planImage(engine, value, req.user, fetch);
       return "error" in planned ? new Err("rest_invalid_param", planned.error, 400) : new PlannedImage(planned.plan);
     };
   }
@@ -130,14 +131,14 @@ function writeArg(engine: EngineApi, name: WriteField, mode: "create" | "update"
   return spec;
 }
 
-/** `POST /events`: title, start_date and end_date required. */
-export function createArgs(engine: EngineApi): ArgsMap {
-  return Object.fromEntries(WRITE_FIELDS.map((name) => [name, writeArg(engine, name, "create")]));
+/** `POST /events`: title, start_date and end_date required. `fetch`: the policy of image URL checks. */
+export function createArgs(engine: EngineApi, fetch: FetchOptions = {}): ArgsMap {
+  return Object.fromEntries(WRITE_FIELDS.map((name) => [name, writeArg(engine, name, "create", fetch)]));
 }
 
 /** The write fields on update: nothing required. */
-export function updateFieldArgs(engine: EngineApi): Record<string, ArgSpec> {
-  return Object.fromEntries(WRITE_FIELDS.map((name) => [name, writeArg(engine, name, "update")]));
+export function updateFieldArgs(engine: EngineApi, fetch: FetchOptions = {}): Record<string, ArgSpec> {
+  return Object.fromEntries(WRITE_FIELDS.map((name) => [name, writeArg(engine, name, "update", fetch)]));
 }
 
 export const idArg: ArgSpec = { type: "integer", required: true, description: "The event post ID." };

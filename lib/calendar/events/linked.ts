@@ -14,8 +14,7 @@ import { sanitizeTitle } from "../../format/slug";
 import { isWpInteger } from "../../routes/coerce";
 import { isPlainObject } from "../../routes/json";
 import type { Term } from "../../taxonomy/types";
-import type { CurrentUser } from "../../users/types";
-import { createOrReuseLinkedPost, validateLinkedPostData, type LinkedPostKind } from "../linked-posts";
+import { createOrReuseLinkedPost, validateLinkedPostData, type LinkedPostContext, type LinkedPostKind } from "../linked-posts";
 import { ORGANIZER, TAG, VENUE } from "../post-types";
 import { cleanTermField } from "../terms/kinds";
 import { parseList } from "../shared/args";
@@ -28,6 +27,26 @@ export type TermItems = Array<string | number>;
 
 /** The engine's limit on a term name (lib/taxonomy/terms.ts), which slugs (≤ 200 bytes) also stay within. */
 export const MAX_TERM_NAME_LENGTH = 200;
+
+/**
+ * calpress limits (the original has none): one write names at most this
+ * many items in `categories`, in `tags` and in `organizer`, and creates at
+ * most `MAX_NEW_TERMS_PER_WRITE` terms by name in all. Each new term is a
+ * lookup and an insert inside the write's transaction, so an unbounded list
+ * holds the database for as long as the client likes. Past a limit the
+ * write is a 400 and stores nothing.
+ */
+export const MAX_LIST_ITEMS_PER_WRITE = 100;
+export const MAX_NEW_TERMS_PER_WRITE = 50;
+
+/** How many more terms this write may create by name (shared by its taxonomies). */
+export interface NewTermBudget {
+  left: number;
+}
+
+export function newTermBudget(): NewTermBudget {
+  return { left: MAX_NEW_TERMS_PER_WRITE };
+}
 
 /** A list argument's value: a real list (JSON or bracket notation) or a comma-separated string. */
 export function isListValue(value: unknown): boolean {
@@ -59,7 +78,7 @@ async function existingTerm(engine: EngineApi, taxonomy: string, item: string, l
  * Creating terms this way needs no term capability (quirk, matched). Order
  * is kept, duplicates dropped.
  */
-export async function resolveTermIds(engine: EngineApi, taxonomy: string, items: TermItems, language: string): Promise<number[]> {
+export async function resolveTermIds(engine: EngineApi, taxonomy: string, items: TermItems, language: string, budget: NewTermBudget): Promise<number[]> {
   const out: number[] = [];
   const numeric = items.filter((i): i is number => typeof i === "number");
   const known = numeric.length > 0 ? await engine.terms.getMany(numeric) : new Map<number, Term>();
@@ -73,7 +92,17 @@ export async function resolveTermIds(engine: EngineApi, taxonomy: string, items:
       const name = cleanTermField("name", item, false);
       if (name === "") continue;
       const found = await existingTerm(engine, taxonomy, name, language);
-      id = found ? found.id : await createTerm(engine, taxonomy, name, language);
+      if (found) id = found.id;
+      else {
+        if (budget.left <= 0) {
+          throw invalidParam(
+            taxonomy === TAG ? "tags" : "categories",
+            `A write may create at most ${MAX_NEW_TERMS_PER_WRITE} new categories and tags; give existing ones by ID or slug.`,
+          );
+        }
+        budget.left -= 1;
+        id = await createTerm(engine, taxonomy, name, language);
+      }
     }
     if (id !== undefined && !out.includes(id)) out.push(id);
   }
@@ -194,6 +223,7 @@ export function parseOrganizerValue(value: unknown): LinkedParse {
   if (list !== undefined) items = list;
   else if (typeof value === "string" && value.includes(",")) items = value.split(",").map((s) => s.trim()).filter((s) => s !== "");
   else items = [value];
+  if (items.length > MAX_LIST_ITEMS_PER_WRITE) return { error: `An event may have at most ${MAX_LIST_ITEMS_PER_WRITE} organizers.` };
   const refs: LinkedRef[] = [];
   for (const raw of items) {
     const item = parseItem("organizer", raw);
@@ -246,7 +276,7 @@ export async function resolveLinkedRefs(
   tx: EngineApi,
   kind: LinkedPostKind,
   refs: LinkedRef[],
-  ctx: { user: CurrentUser | null; language: string },
+  ctx: LinkedPostContext,
 ): Promise<number[]> {
   const out: number[] = [];
   for (const ref of refs) {

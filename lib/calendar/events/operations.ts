@@ -14,13 +14,13 @@ import { sanitizeField } from "../../format/sanitize";
 import { sanitizeTitle } from "../../format/slug";
 import { postTypeCaps, type PostTypeCaps } from "../../posts/registry";
 import type { FieldValue, LoadedPost, PostInput, PostPatch, PostQuery, PostStatus } from "../../posts/types";
-import { isWpInteger } from "../../routes/coerce";
+import type { FetchOptions } from "../../net/safe-fetch";
 import { RestError, isRestError } from "../../routes/errors";
 import type { QueryValue } from "../../routes/urls";
 import type { CurrentUser } from "../../users/types";
 import { normaliseCostInput } from "../cost";
 import { applyImagePlan, planImage, type ImagePlan } from "../linked-posts/image";
-import { linkedPostLockParts, scaleStatus } from "../linked-posts/operations";
+import { linkedPostLockParts, scaleStatus, type LinkedPostContext } from "../linked-posts/operations";
 import { CATEGORY, EVENT, ORGANIZER_LINK, TAG, VENUE_LINK } from "../post-types";
 import { hasContentAccess } from "../records/access";
 import { isTruthyFlag } from "../shared/args";
@@ -47,7 +47,7 @@ import {
   invalidEventId,
   invalidParam,
 } from "./errors";
-import { parseLinkedValue, resolveLinkedRefs, resolveTermIds, termItems, termLockParts, type LinkedRef, type TermItems } from "./linked";
+import { newTermBudget, parseLinkedValue, resolveLinkedRefs, resolveTermIds, termItems, termLockParts, type LinkedRef, type TermItems } from "./linked";
 import { applyDateBounds, clampPerPage, eventListParams, type EventListInput, type ListContext, type ListDraft, type ListParam } from "./list-query";
 import { FLAG_FIELDS, REQUIRED_ON_CREATE, WRITE_FIELDS, WRITE_RULES, WRITE_SANITIZERS } from "./rules";
 import { checkAuthorAssignment } from "../shared/author";
@@ -109,6 +109,8 @@ export interface WriteOptions {
    * event (an update's resulting end before its start) always run.
    */
   validated?: boolean;
+  /** The policy of image URL checks, the event's and its new venue's (`createSite({ fetch })`); default: public hosts only. */
+  fetch?: FetchOptions;
 }
 
 export interface ReadAccess {
@@ -230,9 +232,10 @@ export async function listEvents(
 ): Promise<EventListResult> {
   const language = opts.language ?? (await engine.options.defaultLanguage());
   const page = sent(input.page) ? Number(input.page) : 1;
-  if (!isWpInteger(page) || page < 1) throw invalidParam("page", "page must be a positive integer.");
+  // Past 2^53 an integer is no longer exact (the routes refuse it as out of range too).
+  if (!Number.isSafeInteger(page) || page < 1) throw invalidParam("page", "page must be a positive integer.");
   const requested = sent(input.per_page) ? Number(input.per_page) : await engine.options.postsPerPage();
-  if (!isWpInteger(requested) || requested < 1) throw invalidParam("per_page", "per_page must be a positive integer.");
+  if (!Number.isSafeInteger(requested) || requested < 1) throw invalidParam("per_page", "per_page must be a positive integer.");
   const perPage = clampPerPage(requested);
 
   const draft: ListDraft = {
@@ -345,6 +348,7 @@ async function prepareWrite(
   input: EventWriteInput,
   user: CurrentUser | null,
   current: LoadedPost | undefined,
+  fetch: FetchOptions | undefined,
 ): Promise<PreparedWrite> {
   const now = nowOf(engine);
   const siteZone = await engine.options.timezone();
@@ -396,7 +400,7 @@ async function prepareWrite(
   let image: ImagePlan = { action: "none" };
   if (input.image instanceof PlannedImage) image = input.image.plan;
   else if (sent(input.image)) {
-    const planned = await planImage(engine, input.image, user);
+    const planned = await planImage(engine, input.image, user, fetch);
     if ("error" in planned) throw invalidParam("image", planned.error);
     image = planned.plan;
   }
@@ -419,12 +423,8 @@ async function prepareWrite(
  * Inside the write's transaction: terms (created as needed), venue and
  * organizers (created as needed), the image attachment.
  */
-async function resolveRelations(
-  tx: EngineApi,
-  prepared: PreparedWrite,
-  user: CurrentUser | null,
-  language: string,
-): Promise<Pick<PostInput, "terms" | "links">> {
+async function resolveRelations(tx: EngineApi, prepared: PreparedWrite, ctx: LinkedPostContext): Promise<Pick<PostInput, "terms" | "links">> {
+  const { user, language } = ctx;
   // Terms and inline venues/organizers this write may create: their
   // find-or-create locks first, all in one sorted call (no lock-order
   // deadlocks), before this transaction reads anything (see termLockParts
@@ -434,14 +434,15 @@ async function resolveRelations(
   );
   await lockNames(tx, [...termLockParts(prepared.terms, language), ...linkedPostLockParts(inline, language)]);
   const out: Pick<PostInput, "terms" | "links"> = {};
+  const budget = newTermBudget();
   for (const [taxonomy, items] of Object.entries(prepared.terms)) {
     if (items === undefined) continue;
-    (out.terms ??= {})[taxonomy] = await resolveTermIds(tx, taxonomy, items, language);
+    (out.terms ??= {})[taxonomy] = await resolveTermIds(tx, taxonomy, items, language, budget);
   }
   for (const [kind, relation] of [["venue", VENUE_LINK], ["organizer", ORGANIZER_LINK]] as const) {
     const refs = prepared.links[kind];
     if (refs === undefined) continue;
-    (out.links ??= {})[relation] = await resolveLinkedRefs(tx, kind, refs, { user, language });
+    (out.links ??= {})[relation] = await resolveLinkedRefs(tx, kind, refs, ctx);
   }
   const imageId = await applyImagePlan(tx, prepared.image, user);
   if (imageId !== undefined) prepared.patch.fields.image_id = imageId;
@@ -488,10 +489,10 @@ export async function createEvent(engine: EngineApi, input: EventWriteInput, use
   if (!opts.validated) await checkFields(engine, input, "create");
   checkAuthorAssignment(input.author, user, eventCaps(engine), "create");
   const language = opts.language ?? (await engine.options.defaultLanguage());
-  const prepared = await prepareWrite(engine, input, user, undefined);
+  const prepared = await prepareWrite(engine, input, user, undefined, opts.fetch);
   try {
     return await engine.write(async (tx) => {
-      const relations = await resolveRelations(tx, prepared, user, language);
+      const relations = await resolveRelations(tx, prepared, { user, language, fetch: opts.fetch });
       const { patch } = prepared;
       const post: PostInput = {
         ...patch,
@@ -544,10 +545,10 @@ export async function updateEvent(
   // only shapes the response (languages.md §2.5): venues, organizers and
   // terms created with it get the event's own language.
   const language = current.language;
-  const prepared = await prepareWrite(engine, input, user, current);
+  const prepared = await prepareWrite(engine, input, user, current, opts.fetch);
   try {
     return await engine.write(async (tx) => {
-      const relations = await resolveRelations(tx, prepared, user, language);
+      const relations = await resolveRelations(tx, prepared, { user, language, fetch: opts.fetch });
       return tx.posts.update(id, { ...prepared.patch, ...relations }, user);
     });
   } catch (err) {

@@ -12,7 +12,7 @@ import { authorRule, isAbsoluteUrl, statusRule } from "../linked-posts/validate"
 import { EVENT, postTypes } from "../post-types";
 import { nonEmptyString } from "../shared/args";
 import { isParseableDate, isStorableDate } from "./dates";
-import { isListValue, MAX_TERM_NAME_LENGTH, termItems, validateLinkedValue } from "./linked";
+import { isListValue, MAX_LIST_ITEMS_PER_WRITE, MAX_TERM_NAME_LENGTH, termItems, validateLinkedValue } from "./linked";
 
 export type FieldRule = (value: unknown, engine: EngineApi) => Promise<string | null> | string | null;
 
@@ -87,6 +87,7 @@ const booleanLike: FieldRule = (value) =>
 
 const termListRule: FieldRule = (value) => {
   if (!isListValue(value)) return "The terms must be a list or a comma-separated string.";
+  if (termItems(value).length > MAX_LIST_ITEMS_PER_WRITE) return `A write may give at most ${MAX_LIST_ITEMS_PER_WRITE} terms of a taxonomy.`;
   // A slug or name longer than a term name can be neither an existing term
   // nor a new one (the engine refuses the create): a 400 here, before any write.
   const tooLong = termItems(value).some((item) => typeof item === "string" && [...item.trim()].length > MAX_TERM_NAME_LENGTH);

@@ -137,7 +137,7 @@ function fieldArgs(engine: EngineApi, kind: LinkedPostKind): Record<string, ArgS
     show_map_link: "Whether to show a map link (true, 1, yes or a falsy string).",
     website: "The website URL.",
     email: "The e-mail address.",
-    image: "The featured image: an attachment ID or an image URL.",
+    image: "The featured image: an attachment ID or an image URL (users who may upload files; a public host unless the site allows it, at most 2048 characters).",
     geo_lat: "Latitude (with geo_lng).",
     geo_lng: "Longitude (with geo_lat).",
   };

@@ -1,7 +1,8 @@
 import type { EngineApi } from "../../engine-api";
 import type { CurrentUser } from "../../users/types";
 import { isWpInteger } from "../../routes/coerce";
-import { ATTACHMENT } from "../post-types";
+import { checkUrlShape, safeFetch, type FetchOptions } from "../../net/safe-fetch";
+import { ATTACHMENT, postTypes } from "../post-types";
 
 /**
  * The `image` field of venues and organizers (and of events, same rules,
@@ -9,7 +10,8 @@ import { ATTACHMENT } from "../post-types";
  * reused when an attachment already has it; otherwise it must answer 200
  * with an image content type and becomes a new attachment (calpress keeps
  * the remote URL, it stores no files). Only users who may upload files may
- * give a URL. `""` or `0` means "no image".
+ * give a URL, and it is fetched under the site's fetch policy
+ * (lib/net/safe-fetch.ts: public hosts only). `""` or `0` means "no image".
  */
 
 export type ImagePlan =
@@ -18,8 +20,14 @@ export type ImagePlan =
   | { action: "attach"; id: number }
   | { action: "import"; url: string; mimeType: string };
 
-/** How long a remote image may take to answer. */
-const FETCH_TIMEOUT_MS = 10_000;
+/** Enough of an answer to tell an image from an error page; the file itself is never downloaded. */
+const IMAGE_CHECK_MAX_BYTES = 1024;
+
+/** The attachment's `url` column: a longer URL cannot be stored, so it is refused as input. */
+const MAX_IMAGE_URL_LENGTH = postTypes[ATTACHMENT]?.fields?.url?.length ?? 2048;
+
+/** A media type as an attachment stores it (`image/png`, `image/svg+xml`); anything else is no image. */
+const IMAGE_TYPE = /^image\/[a-z0-9][a-z0-9.+-]{0,80}$/;
 
 export function isEmptyImage(value: unknown): boolean {
   return value === "" || value === 0 || value === "0" || value === false;
@@ -45,7 +53,9 @@ export async function checkImageValue(value: unknown, engine: EngineApi): Promis
   if (isWpInteger(value)) {
     return (await imageAttachment(engine, Number(value))) ? null : "The image must be the ID of an image attachment.";
   }
-  if (typeof value === "string" && isHttpUrl(value.trim())) return null;
+  if (typeof value === "string" && isHttpUrl(value.trim())) {
+    return [...value.trim()].length > MAX_IMAGE_URL_LENGTH ? `The image URL must be at most ${MAX_IMAGE_URL_LENGTH} characters long.` : null;
+  }
   return "The image must be an attachment ID or an image URL.";
 }
 
@@ -54,18 +64,30 @@ async function attachmentByUrl(engine: EngineApi, url: string): Promise<number |
   return found.posts[0]?.id;
 }
 
-/** The content type of a reachable image URL, or null (not 200, not an image, unreachable, too slow). */
-async function remoteImageType(url: string): Promise<string | null> {
+/** The content type of a reachable image URL, or why it is not one. */
+async function remoteImageType(url: string, fetch: FetchOptions): Promise<{ mimeType: string } | { error: string }> {
+  const notImage = { error: "The image URL does not answer with an image." };
+  const fetched = await safeFetch(url, { ...fetch, maxBytes: Math.min(fetch.maxBytes ?? IMAGE_CHECK_MAX_BYTES, IMAGE_CHECK_MAX_BYTES) });
+  if (!fetched.ok) return fetched.kind === "refused" ? { error: `The image URL is not allowed: ${fetched.reason}.` } : notImage;
+  if (fetched.response.status !== 200) return notImage;
+  const type = String(fetched.response.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+  return IMAGE_TYPE.test(type) ? { mimeType: type } : notImage;
+}
+
+/**
+ * An attachment title from the URL's file name (`a%20b.png` → `a b`): a
+ * malformed escape is kept as written, control characters (`%00`) dropped.
+ */
+function titleFromUrl(url: string): string {
+  const file = new URL(url).pathname.split("/").pop() ?? "";
+  let decoded = file;
   try {
-    const res = await fetch(url, { method: "GET", redirect: "follow", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
-    // Only the headers matter; do not download the file.
-    await res.body?.cancel().catch(() => undefined);
-    if (res.status !== 200) return null;
-    const type = (res.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-    return type.startsWith("image/") ? type : null;
+    decoded = decodeURIComponent(file);
   } catch {
-    return null;
+    // A lone `%` or a bad UTF-8 sequence: the raw name is still a fine title.
   }
+  // eslint-disable-next-line no-control-regex
+  return decoded.replace(/[\u0000-\u001f\u007f]/g, "").replace(/\.[^.]*$/, "") || "image";
 }
 
 /**
@@ -77,6 +99,7 @@ export async function planImage(
   engine: EngineApi,
   value: unknown,
   user: CurrentUser | null,
+  fetch: FetchOptions = {},
 ): Promise<{ plan: ImagePlan } | { error: string }> {
   if (value === undefined || value === null) return { plan: { action: "none" } };
   if (isEmptyImage(value)) return { plan: { action: "clear" } };
@@ -86,11 +109,14 @@ export async function planImage(
   const url = String(value).trim();
   // The original sideloads URLs through media_sideload_image, which needs upload_files.
   if (!user || !user.can("upload_files")) return { error: "You are not allowed to add images by URL." };
+  // A URL the policy refuses on its face is refused even when an attachment already has it.
+  const checked = checkUrlShape(url, fetch);
+  if ("reason" in checked) return { error: `The image URL is not allowed: ${checked.reason}.` };
   const existing = await attachmentByUrl(engine, url);
   if (existing !== undefined) return { plan: { action: "attach", id: existing } };
-  const mimeType = await remoteImageType(url);
-  if (mimeType === null) return { error: "The image URL does not answer with an image." };
-  return { plan: { action: "import", url, mimeType } };
+  const remote = await remoteImageType(url, fetch);
+  if ("error" in remote) return remote;
+  return { plan: { action: "import", url, mimeType: remote.mimeType } };
 }
 
 /** Carries out a plan inside the write: the attachment ID to store, `null` to clear, `undefined` to leave as is. */
@@ -106,12 +132,11 @@ export async function applyImagePlan(engine: EngineApi, plan: ImagePlan, user: C
       // Another request may have imported the same URL meanwhile.
       const existing = await attachmentByUrl(engine, plan.url);
       if (existing !== undefined) return existing;
-      const file = decodeURIComponent(new URL(plan.url).pathname.split("/").pop() ?? "");
       const attachment = await engine.posts.create(
         {
           type: ATTACHMENT,
           status: "publish",
-          title: file.replace(/\.[^.]*$/, "") || "image",
+          title: titleFromUrl(plan.url),
           author: user?.id ?? 0,
           fields: { url: plan.url, mime_type: plan.mimeType },
         },

@@ -5,6 +5,7 @@ import { isEngineError } from "../../engine-errors";
 import { sanitizePostHtml } from "../../format/sanitize";
 import { parseApiDate } from "../../dates/strtotime";
 import { toMysql, zoneForLuxon } from "../../dates/format";
+import type { FetchOptions } from "../../net/safe-fetch";
 import { postTypeCaps, type PostTypeCaps } from "../../posts/registry";
 import type { FieldValue, LoadedPost, PostInput, PostPatch, PostStatus } from "../../posts/types";
 import { RestError } from "../../routes/errors";
@@ -27,6 +28,8 @@ export interface LinkedPostContext {
   user: CurrentUser | null;
   /** The request's effective language L (languages.md §2.2): new records get it, duplicates are looked for in it. */
   language: string;
+  /** The policy of image URL checks (`createSite({ fetch })`); default: public hosts only. */
+  fetch?: FetchOptions;
 }
 
 /** Extra knobs for the routes; the events code needs none of them. */
@@ -150,7 +153,7 @@ async function prepareWrite(
     out.fields.geo_lng = data.geo_lng === "" || !sent(data, "geo_lng") ? null : Number(data.geo_lng);
   }
   if (sent(data, "image")) {
-    const planned = await planImage(engine, data.image, user);
+    const planned = await planImage(engine, data.image, user, ctx.fetch);
     if ("error" in planned) throw new FieldProblem("image", planned.error);
     out.image = planned.plan;
   }

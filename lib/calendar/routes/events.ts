@@ -117,7 +117,7 @@ export function registerEventRoutes(host: CalendarHost): void {
   const { engine, rest } = host;
   const listParams = eventListParams(engine);
   const listArgs: ArgsMap = Object.fromEntries(listParams.map((p) => [p.name, p.arg]));
-  const fieldArgs = updateFieldArgs(engine);
+  const fieldArgs = updateFieldArgs(engine, host.fetch);
 
   /**
    * One page of the list, as records, with its paging links and headers: what both representations show.
@@ -193,13 +193,13 @@ export function registerEventRoutes(host: CalendarHost): void {
 
   const create: RestEndpoint = {
     methods: CREATABLE,
-    args: createArgs(engine),
+    args: createArgs(engine, host.fetch),
     permission: (req) => req.user?.can(eventCaps(engine).edit_posts) === true,
     allowBatch: true,
     summary: "Create an event",
     responses: CREATE_RESPONSES,
     async handler(req) {
-      const post = await createEvent(engine, writeInput(req), req.user, { language: await requestLanguage(req, engine), validated: true });
+      const post = await createEvent(engine, writeInput(req), req.user, { language: await requestLanguage(req, engine), validated: true, fetch: host.fetch });
       const [record] = await toRecords(engine, req, [post], false);
       return new RestResponse(record, 201, { Location: req.urls.route(`/${NAMESPACE}/events/${post.id}`) });
     },
@@ -263,6 +263,7 @@ export function registerEventRoutes(host: CalendarHost): void {
         const post = await updateEvent(engine, await targetId(req), writeInput(req), req.user, {
           language: await requestLanguage(req, engine),
           validated: true,
+          fetch: host.fetch,
         });
         const [record] = await toRecords(engine, req, [post], false);
         return record;

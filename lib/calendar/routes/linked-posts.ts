@@ -73,7 +73,7 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
 
   async function create(req: RestRequest): Promise<RestResponse> {
     const language = await requestLanguage(req, engine);
-    const { post } = await createLinkedPost(engine, kind, { ...req.params }, { user: req.user, language }, { reportUnder: "field" });
+    const { post } = await createLinkedPost(engine, kind, { ...req.params }, { user: req.user, language, fetch: host.fetch }, { reportUnder: "field" });
     const ctx = await recordContext(engine, req, [post], { single: false });
     // The duplicate rule answers 201 too, with the existing record (§5.3).
     return new RestResponse(toRecord(post, ctx), 201, { Location: req.urls.route(`/${NAMESPACE}/${k.plural}/${post.id}`) });
@@ -100,7 +100,7 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
       const post = await addressedPost(engine, kind, req, by);
       if (!post) throw notAddressed(by);
       const language = await requestLanguage(req, engine);
-      const updated = await updateLinkedPost(engine, kind, post.id, { ...req.params }, { user: req.user, language });
+      const updated = await updateLinkedPost(engine, kind, post.id, { ...req.params }, { user: req.user, language, fetch: host.fetch });
       return toRecord(updated, await recordContext(engine, req, [updated], { single: false }));
     };
 
