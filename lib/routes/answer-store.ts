@@ -317,10 +317,13 @@ export class AnswerStore {
 
   /** Past the bound, the oldest stored share of the answers goes (see the class comment). */
   private evictPastBound(): void {
-    if (this.usedBytes() <= this.maxBytes) return;
-    const rows = (this.rowCount.get() as { n: number }).n;
-    const evicted = this.evictOldest.run(Math.max(1, Math.ceil(rows * EVICT_SHARE))).changes;
-    this.counters.evicted += evicted;
+    // Deleted rows free whole pages only once their neighbours on a page go
+    // too: delete further tenths until the pages in use are within the bound.
+    while (this.usedBytes() > this.maxBytes) {
+      const rows = (this.rowCount.get() as { n: number }).n;
+      if (rows === 0) return;
+      this.counters.evicted += this.evictOldest.run(Math.max(1, Math.ceil(rows * EVICT_SHARE))).changes;
+    }
   }
 
   /**
