@@ -7,7 +7,7 @@ import type { CurrentUser } from "../users/types";
 import type { RestError } from "./errors";
 import { fieldWanted, parseFields, type FieldTree } from "./fields";
 import { isAbsent } from "./json";
-import { BODY_METHODS, PARAM_SOURCES, type BodySources, type ParamMap, type ParamSource } from "./params";
+import { BODY_METHODS, PARAM_SOURCES, own, type BodySources, type ParamMap, type ParamSource } from "./params";
 import type { ArgSpec } from "./types";
 import type { RestUrls } from "./urls";
 
@@ -65,10 +65,6 @@ export interface RestRequest<P extends object = Record<string, unknown>> {
    * Not for raw (non-JSON) answers, which are never filtered.
    */
   wantsField(path: string): boolean;
-}
-
-function own(map: Readonly<ParamMap>, name: string): unknown {
-  return Object.prototype.hasOwnProperty.call(map, name) ? map[name] : undefined;
 }
 
 export interface RequestInit {
