@@ -26,11 +26,11 @@ import { parseBracketString, rawQueryString, type BodySources, type ParamMap } f
 import { normalizeRoutePath } from "./patterns";
 import { allowedMethods, checkPermission, dispatch, type Outcome } from "./pipeline";
 import { checkWriteConditions, type WriteCheck } from "./preconditions";
-import { ServerRequest, type RestRequest } from "./request";
+import { ServerRequest } from "./request";
 import { RestResponse } from "./response";
 import type { CompiledEndpoint, RouteMatch } from "./route-entry";
 import type { RouteTable } from "./table";
-import type { ArgsMap, HttpMethod, RestEndpoint } from "./types";
+import type { ArgsMap, HttpMethod, RestEndpoint, RestRequest } from "./types";
 import { validateRequest } from "./validate-params";
 
 /** The route of the batch endpoint, outside every namespace (its index entry has namespace `""`, as in WordPress). */

@@ -12,7 +12,7 @@ import { filterFields, parseFields } from "./fields";
 import { encodeJson } from "./json";
 import { own, type ParamMap } from "./params";
 import type { Outcome } from "./pipeline";
-import type { ComposedResponse } from "./response-cache";
+import type { ComposedResponse } from "./response";
 import type { RouteTable } from "./table";
 import type { RestUrls } from "./urls";
 

@@ -21,7 +21,7 @@ import { decodeBody, own, parseBracketString, rawQueryString, type BodySources, 
 import { normalizeRoutePath } from "./patterns";
 import { dispatch, type Authenticated, type Outcome } from "./pipeline";
 import { readPreconditions, writePreconditions } from "./preconditions";
-import type { ComposedResponse } from "./response-cache";
+import type { ComposedResponse } from "./response";
 import type { RouteMatch } from "./route-entry";
 import { requestQuery, sendComposed, sendStoredAnswer } from "./send";
 import type { RouteTable } from "./table";

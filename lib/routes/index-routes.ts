@@ -5,9 +5,8 @@
  */
 import { describeRoutes, type RouteDescription } from "./describe";
 import { RestError } from "./errors";
-import type { RestRequest } from "./request";
 import type { RouteEntry } from "./route-entry";
-import type { ArgsMap, RestEndpoint, RestServerOptions, SiteInfo } from "./types";
+import type { ArgsMap, RestEndpoint, RestRequest, RestServerOptions, SiteInfo } from "./types";
 
 /**
  * What the index routes read of the route table (table.ts, which builds

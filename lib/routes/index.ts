@@ -6,7 +6,6 @@
 export * from "./types";
 export { RestError, isRestError, internalServerError, type ErrorData, type ErrorEnvelope, type ErrorItem } from "./errors";
 export { RestResponse, isRestResponse, rawResponse, type RawBody } from "./response";
-export type { RestRequest, RequestSources } from "./request";
 export { BATCH_ROUTE, MAX_BATCH_SIZE, type BatchSlot } from "./batch";
 export { RestServer } from "./server";
 export type { RouteTable, ServerSettings } from "./table";

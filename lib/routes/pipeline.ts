@@ -3,7 +3,7 @@
  * (rest-conventions §3): authenticate → match route and method → merged
  * params and defaults → required → validate callbacks → types and sanitize →
  * permission → handler. The HTTP concerns around it (body reading, method
- * override, global parameters, headers) are in `http.ts`.
+ * override: `http.ts`; global parameters, headers: `compose.ts`) are not here.
  */
 import type { Request as ExpressRequest } from "express";
 import type { CurrentUser } from "../users/types";
@@ -40,7 +40,7 @@ export interface DispatchInput {
 
 export type Authenticated = CurrentUser | null | RestError;
 
-/** The result of dispatching, before the global parameters and headers of `http.ts`. */
+/** The result of dispatching, before the global parameters and headers of `compose.ts`. */
 export interface Outcome {
   status: number;
   data: unknown;

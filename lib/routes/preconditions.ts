@@ -12,7 +12,7 @@ import { composedHeader, entityTag, ifMatchPasses, noneMatchFinds, notModified, 
 import { isRestError, type RestError } from "./errors";
 import type { ParamMap } from "./params";
 import { dispatch, type Authenticated, type Outcome } from "./pipeline";
-import type { ComposedResponse } from "./response-cache";
+import type { ComposedResponse } from "./response";
 import type { RouteTable } from "./table";
 import type { WriteGuardSnapshot } from "./types";
 import type { RestUrls } from "./urls";

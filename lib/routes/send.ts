@@ -8,7 +8,7 @@ import { answerKey } from "./answer-key";
 import { composedHeader, noneMatchFinds, notModified, parseTagList } from "./conditional";
 import { corsHeaders, type CorsPolicy } from "./cors";
 import { parseBracketString, rawQueryString, type ParamMap } from "./params";
-import type { ComposedResponse } from "./response-cache";
+import type { ComposedResponse } from "./response";
 import type { RouteTable } from "./table";
 
 type HeaderList = ComposedResponse["headers"];
