@@ -36,6 +36,11 @@ export interface AnswerContext {
   readonly headerOverride: boolean;
 }
 
+/**
+ * The outcome's status, route headers and body text with `_fields`,
+ * `_envelope` and `_pretty` applied (a raw body as it is). Also gives the
+ * tag a write's precondition compares (preconditions.ts).
+ */
 export function serialize(table: RouteTable, outcome: Outcome, query: Readonly<ParamMap>): { status: number; headers: Record<string, string>; body: string; contentType?: string } {
   let status = outcome.status;
   let data = outcome.data;

@@ -82,9 +82,12 @@ function plainRead(req: Request, ctx: AnswerContext): boolean {
 }
 
 /**
- * The URLs of the answer (the site URL's, else the request's), or `undefined` when the
- * request was refused for its Host: then nothing of it is copied anywhere,
- * not even into the error's headers.
+ * The URLs of the answer to `req`, reached through the router or
+ * `?rest_route=`: the site URL's, else the request's. Their `root` is the
+ * one base every URL of the answer is built from. `undefined` when the
+ * request was refused (400) for a Host that cannot be used (only without a
+ * site URL): then nothing of it is copied anywhere, not even into the
+ * error's headers.
  */
 function answerUrls(table: RouteTable, req: Request, res: Response, via: "router" | "rest_route"): RestUrls | undefined {
   try {
