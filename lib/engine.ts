@@ -9,6 +9,7 @@ import { checkWriteGuard, currentWriteGuard } from "./db/write-guard";
 import { searchTables, sqliteSearchIndexReady } from "./db/search-index";
 import { DbOption, Dialect, dialectOf } from "./db/target";
 import type { EngineApi } from "./engine-api";
+import type { EngineContext } from "./engine-context";
 import { isRetryableTransactionError } from "./engine-errors";
 import { Options, OptionsCache } from "./options/options";
 import { migrateFieldTable } from "./posts/fields";
@@ -74,7 +75,7 @@ const MAX_WRITE_ATTEMPTS = 8;
  * on SQLite (one connection) a call on the outer engine would wait for the
  * transaction's own connection.
  */
-export class Engine implements EngineApi {
+export class Engine implements EngineApi, EngineContext {
   readonly knex: Knex;
   readonly dialect: Dialect;
   /** The names of calpress's tables in this database (`knex(engine.tables.posts)`). */
