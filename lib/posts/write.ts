@@ -22,7 +22,7 @@ const SCHEDULE_THRESHOLD_MS = 60_000;
 
 /**
  * The write operations (create, update, trash, untrash, delete) with
- * WordPress's status, date and slug rules. Every method runs inside the
+ * WordPress's status, date and slug rules. The `*In` methods run inside the
  * current transaction: the `Posts` façade opens it (or joins the current
  * one) through `write` and builds a writer on the transaction-bound context.
  */
@@ -244,7 +244,7 @@ export class PostWriter {
   }
 
   /** The stored row; `forUpdate`: locked until the transaction ends. */
-  async requireRow(id: number, forUpdate = false): Promise<PostRow> {
+  private async requireRow(id: number, forUpdate = false): Promise<PostRow> {
     if (!isStoredId(id)) throw new EngineError("not_found", `no post ${id}`, { id });
     const q = this.k(this.e.tables.posts).where({ id });
     // Row lock against a concurrent update of the same post (SQLite serialises writers anyway).
