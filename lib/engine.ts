@@ -9,7 +9,6 @@ import { checkWriteGuard, currentWriteGuard } from "./db/write-guard";
 import { searchTables, sqliteSearchIndexReady } from "./db/search-index";
 import { DbOption, Dialect, dialectOf } from "./db/target";
 import type { EngineApi } from "./engine-api";
-import type { EngineContext } from "./engine-context";
 import { isRetryableTransactionError } from "./engine-errors";
 import { Options, OptionsCache } from "./options/options";
 import { migrateFieldTable } from "./posts/fields";
@@ -75,7 +74,7 @@ const MAX_WRITE_ATTEMPTS = 8;
  * on SQLite (one connection) a call on the outer engine would wait for the
  * transaction's own connection.
  */
-export class Engine implements EngineApi, EngineContext {
+export class Engine implements EngineApi {
   readonly knex: Knex;
   readonly dialect: Dialect;
   /** The names of calpress's tables in this database (`knex(engine.tables.posts)`). */
@@ -115,6 +114,9 @@ export class Engine implements EngineApi, EngineContext {
     this.registry = this.shared.registry;
     this.inTransaction = isTransaction(knex);
     this.options = new Options(knex, this.tables, this.shared.optionsCache);
+    // The engine is its repositories' EngineContext: checked here, where they
+    // are built, rather than by `implements` (the published declarations
+    // leave out its @internal members).
     this.users = new Users(this, this.shared.secret);
     this.posts = new Posts(this);
     this.terms = new Terms(this);

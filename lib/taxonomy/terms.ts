@@ -1,7 +1,7 @@
 import { termChange } from "../hooks/journal";
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
-import type { EngineContext, TermOperations } from "../engine-context";
+import type { EngineContext } from "../engine-context";
 import type { TermsApi } from "../engine-api";
 import { isStoredId, storedIds } from "../db/ids";
 import { termTag } from "../db/cache-tags";
@@ -67,7 +67,7 @@ const TEXT_ORDER: Record<string, string> = {
  * arguments. `count` is the number of published posts carrying the term,
  * recomputed in the transaction of every change that can affect it.
  */
-export class Terms implements TermsApi, TermOperations {
+export class Terms implements TermsApi {
   constructor(private readonly e: EngineContext) {}
 
   private get k(): Knex {
