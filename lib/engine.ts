@@ -114,6 +114,9 @@ export class Engine implements EngineApi {
     this.registry = this.shared.registry;
     this.inTransaction = isTransaction(knex);
     this.options = new Options(knex, this.tables, this.shared.optionsCache);
+    // The engine is its repositories' EngineContext: checked here, where they
+    // are built, rather than by `implements` (the published declarations
+    // leave out its @internal members).
     this.users = new Users(this, this.shared.secret);
     this.posts = new Posts(this);
     this.terms = new Terms(this);

@@ -1,7 +1,7 @@
 import { termChange } from "../hooks/journal";
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
-import type { Engine } from "../engine";
+import type { EngineContext } from "../engine-context";
 import type { TermsApi } from "../engine-api";
 import { isStoredId, storedIds } from "../db/ids";
 import { termTag } from "../db/cache-tags";
@@ -68,26 +68,26 @@ const TEXT_ORDER: Record<string, string> = {
  * recomputed in the transaction of every change that can affect it.
  */
 export class Terms implements TermsApi {
-  constructor(private readonly e: Engine) {}
+  constructor(private readonly e: EngineContext) {}
 
   private get k(): Knex {
     return this.e.knex;
   }
 
   create(input: TermInput): Promise<Term> {
-    return this.e.write((tx) => tx.terms.createIn(input));
+    return this.e.write((tx) => new Terms(tx).createIn(input));
   }
 
   update(id: number, patch: TermPatch): Promise<Term> {
-    return this.e.write((tx) => tx.terms.updateIn(id, patch));
+    return this.e.write((tx) => new Terms(tx).updateIn(id, patch));
   }
 
   delete(id: number): Promise<Term> {
-    return this.e.write((tx) => tx.terms.deleteIn(id));
+    return this.e.write((tx) => new Terms(tx).deleteIn(id));
   }
 
   recount(termIds: number[]): Promise<void> {
-    return this.e.write((tx) => tx.terms.recountIn(termIds));
+    return this.e.write((tx) => new Terms(tx).recountIn(termIds));
   }
 
   /** @internal */

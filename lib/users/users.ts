@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, randomInt, randomUUID, scrypt, timingSafeEqual } from "node:crypto";
-import type { Engine } from "../engine";
+import type { EngineContext } from "../engine-context";
 import type { AppPasswordRecord, UserRecord, UsersApi } from "../engine-api";
 import { isStoredId, storedIds } from "../db/ids";
 import { assertNoNul, EngineError, hasNul, isUniqueViolation } from "../engine-errors";
@@ -96,7 +96,7 @@ class StoredUser implements CurrentUser {
 
   constructor(
     record: UserRecord,
-    private readonly engine: Engine,
+    private readonly engine: Pick<EngineContext, "registry">,
   ) {
     this.id = record.id;
     this.login = record.login;
@@ -115,7 +115,7 @@ class StoredUser implements CurrentUser {
 export class Users implements UsersApi {
   /** `secret`: see `EngineOptions.secret`. */
   constructor(
-    private readonly e: Engine,
+    private readonly e: EngineContext,
     private readonly secret?: string,
   ) {}
 

@@ -1,4 +1,4 @@
-import { isSharedPost } from "../../posts/posts";
+import { isSharedPost } from "../../posts/load";
 import type { LoadedPost } from "../../posts/types";
 import type { JsonObject, RecordContext } from "./context";
 

@@ -1,5 +1,5 @@
 import type { EngineApi } from "../../engine-api";
-import { termsLoadedWith } from "../../posts/posts";
+import { termsLoadedWith } from "../../posts/load";
 import type { LoadedPost } from "../../posts/types";
 import type { Term } from "../../taxonomy/types";
 import type { CurrentUser } from "../../users/types";

@@ -1,0 +1,546 @@
+import type { Knex } from "knex";
+import { storedIds } from "../db/ids";
+import { trigramMatch } from "../db/search-index";
+import type { EngineContext } from "../engine-context";
+import { EngineError, hasNul } from "../engine-errors";
+import { toDbValue } from "./fields";
+import { addFieldJoins, fieldJoin, MAX_LOAD_JOINS, PostLoader, selectJoinColumns, type FieldJoin, type JoinedRow, type Remember } from "./load";
+import type { RegisteredPostType } from "./registry";
+import { parseSearch } from "./search";
+import { countOf, likeContains, orderByList, orderByText } from "./sql";
+import { FieldCondition, FieldDef, FieldValue, PostPage, PostQuery, POST_STATUSES } from "./types";
+import { applyVisibility } from "./visibility";
+
+/** Resolves a typed field of the queried type to its joined column (null when the name is no typed field). */
+type FieldColumn = (name: string) => { column: string; def: FieldDef } | null;
+
+interface BuiltQuery {
+  qb: Knex.QueryBuilder;
+  fieldColumn: FieldColumn;
+  /** Typed-field columns the conditions require to be non-NULL (so the field row exists). */
+  nonNull: Set<string>;
+  /** Adds the search-index narrowing to a statement, when the search can use it. */
+  narrow?: (b: Knex.QueryBuilder) => void;
+  /** Joins and selects the typed fields of the queried type(s) on the rows statement; returns how to read them back. */
+  selectFields: (rowsQb: Knex.QueryBuilder) => FieldJoin[];
+}
+
+/** Above this many matches a search page is read along the order index rather than from the search index's candidates. */
+const NARROW_ROWS_MAX = 500;
+
+/** Whether a condition on a nullable column can only hold for a non-NULL value. */
+function rejectsNull(cond: FieldCondition): boolean {
+  const first = Array.isArray(cond.value) ? cond.value[0] : cond.value;
+  switch (cond.op) {
+    case "=":
+    case "<":
+    case "<=":
+    case ">":
+    case ">=":
+      return first !== null && first !== undefined;
+    case "in":
+    case "not null":
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Core columns usable in `where` and `orderBy`, with camelCase aliases; `nullable` ones need NULL-aware handling. */
+/** `text`: free text, ordered by code point on every database (dates are fixed-width and sort alike anyway). */
+const CORE_COLUMNS: Record<string, { column: string; kind: "int" | "string"; nullable?: boolean; text?: boolean }> = {
+  id: { column: "id", kind: "int" },
+  type: { column: "type", kind: "string", text: true },
+  status: { column: "status", kind: "string", text: true },
+  slug: { column: "slug", kind: "string", text: true },
+  title: { column: "title", kind: "string", text: true },
+  author: { column: "author", kind: "int" },
+  parent: { column: "parent", kind: "int" },
+  password: { column: "password", kind: "string", text: true },
+  menu_order: { column: "menu_order", kind: "int" },
+  menuOrder: { column: "menu_order", kind: "int" },
+  date_local: { column: "date_local", kind: "string" },
+  dateLocal: { column: "date_local", kind: "string" },
+  date: { column: "date_local", kind: "string" },
+  date_utc: { column: "date_utc", kind: "string" },
+  dateUtc: { column: "date_utc", kind: "string" },
+  modified_local: { column: "modified_local", kind: "string" },
+  modifiedLocal: { column: "modified_local", kind: "string" },
+  modified: { column: "modified_local", kind: "string" },
+  modified_utc: { column: "modified_utc", kind: "string" },
+  modifiedUtc: { column: "modified_utc", kind: "string" },
+  language: { column: "language", kind: "string", text: true },
+  translation_group: { column: "translation_group", kind: "int", nullable: true },
+  translationGroup: { column: "translation_group", kind: "int", nullable: true },
+};
+
+/** Positive integer ids of a list, each once, in order; anything else is refused. */
+export function uniqueInts(values: readonly number[] | undefined, what: string): number[] {
+  const out: number[] = [];
+  const seen = new Set<number>();
+  for (const v of values ?? []) {
+    const n = Number(v);
+    if (!Number.isSafeInteger(n) || n <= 0) throw new EngineError("invalid_input", `${what}: ${String(v)} is not an id`);
+    if (!seen.has(n)) {
+      seen.add(n);
+      out.push(n);
+    }
+  }
+  return out;
+}
+
+/**
+ * `find` and `count`: the one query builder behind lists, counts and
+ * searches, turning a PostQuery into a statement on `posts as p`.
+ */
+export class PostQueries {
+  private readonly loader: PostLoader;
+
+  constructor(private readonly e: EngineContext) {
+    this.loader = new PostLoader(e);
+  }
+
+  private get k(): Knex {
+    return this.e.knex;
+  }
+
+  async find(query: PostQuery): Promise<PostPage> {
+    const built = await this.buildQuery(query);
+    const { qb } = built;
+    const page = Math.max(1, Math.trunc(query.page ?? 1));
+    const perPage = query.perPage ?? (await this.e.options.postsPerPage());
+    // Ordering may join the typed-field table, which the count needs too.
+    const indexOrder = this.applyOrder(qb, query, built);
+    const unlimited = perPage <= 0;
+    const remember = await this.rememberer();
+    const countQuery = (): Knex.QueryBuilder => {
+      const c = qb.clone().clearOrder();
+      built.narrow?.(c);
+      return c.count({ n: "*" }).first();
+    };
+    const counted = (): Promise<number> => {
+      const c = countQuery();
+      return remember(c, async () => countOf(await c), () => 1);
+    };
+    let total: number | undefined;
+    // Narrowing by the search index pays for itself when few rows match; when
+    // many do, walking the order index and checking each row finds a page
+    // sooner than collecting every match first. The total (needed anyway,
+    // and cached) tells which case this is.
+    let narrowRows = built.narrow !== undefined;
+    if (built.narrow && !query.noTotal && !unlimited) {
+      total = await counted();
+      narrowRows = total <= NARROW_ROWS_MAX;
+    }
+    const rowsQb = qb.clone().select("p.*");
+    if (narrowRows) built.narrow?.(rowsQb);
+    // SQLite plans a page ordered by an indexed typed field (the upcoming
+    // events by start) from `posts (type, status, language)` and sorts every
+    // match before taking the page: ~20 ms at 100,000 events. NOT INDEXED
+    // leaves it only rowid lookups into posts, so it walks the field's index
+    // in order and stops after the page (~0.2 ms; ~1 ms where one event in
+    // forty matches). Not for id lists and search-narrowed pages, which are
+    // small sets best read by id.
+    if (this.e.dialect === "sqlite" && indexOrder && !unlimited && !narrowRows && query.ids === undefined) {
+      rowsQb.from(this.k.raw("?? as ?? not indexed", [this.e.tables.posts, "p"]));
+    }
+    const joins = built.selectFields(rowsQb);
+    if (!unlimited) rowsQb.limit(perPage).offset((page - 1) * perPage);
+    const rows = await remember(rowsQb, async (): Promise<JoinedRow[]> => rowsQb, (r) => r.length);
+    if (total === undefined) {
+      if (query.noTotal) total = -1;
+      else if (unlimited) total = rows.length;
+      // A partly filled page (that is not past the end) already tells the total.
+      else if (rows.length > 0 && rows.length < perPage) total = (page - 1) * perPage + rows.length;
+      else total = await counted();
+    }
+    return { posts: await this.loader.hydrate(rows, query.with, joins, remember), total };
+  }
+
+  async count(query: PostQuery): Promise<number> {
+    const built = await this.buildQuery(query);
+    built.narrow?.(built.qb);
+    const c = built.qb.count({ n: "*" }).first();
+    return (await this.rememberer())(c, async () => countOf(await c), () => 1);
+  }
+
+  /**
+   * How this call reads: through the read cache under the revision of now
+   * (one `data_version` statement for the whole call, whatever it reads
+   * then), or straight from the database inside a transaction and on the
+   * databases without cache (db/revision.ts).
+   */
+  private async rememberer(): Promise<Remember> {
+    const cache = this.e.readCache;
+    if (!cache) return (_q, compute) => compute();
+    const token = await cache.token();
+    return (q, compute, size) => cache.get(token, q, compute, size);
+  }
+
+  /** Every constraint of a PostQuery on `<prefix>posts as p` (and `<prefix>fields_<type> as f` when a typed field is used). */
+  private async buildQuery(query: PostQuery): Promise<BuiltQuery> {
+    const k = this.k;
+    const typeNames = [...new Set(Array.isArray(query.type) ? query.type : [query.type])];
+    const types = typeNames.map((t) => this.e.registry.postType(t));
+    const single = types.length === 1 ? types[0] : null;
+    const qb = k(`${this.e.tables.posts} as p`).whereIn("p.type", typeNames);
+    let joined = false;
+    // Typed fields are columns of the single queried type's own table, joined only when used.
+    const fieldColumn: FieldColumn = (name) => {
+      const def = single?.fields[name];
+      if (!single || !def || !single.fieldsTable) return null;
+      if (!joined) {
+        qb.leftJoin(`${single.fieldsTable} as f`, "f.post_id", "p.id");
+        joined = true;
+      }
+      return { column: `f.${name}`, def };
+    };
+
+    if (query.status) {
+      for (const s of query.status) if (!POST_STATUSES.includes(s)) throw new EngineError("invalid_status", `unknown status: ${s}`);
+      qb.whereIn("p.status", query.status);
+    }
+    if (query.visibility) applyVisibility(qb, types, query.visibility, "p");
+    // Ids past the column range can match nothing (db/ids.ts): left out, so an
+    // `ids` list of only such ids is `IN ()`, which knex writes as 1 = 0.
+    if (query.ids) qb.whereIn("p.id", storedIds(query.ids));
+    const excluded = storedIds(query.excludeIds ?? []);
+    if (excluded.length > 0) qb.whereNotIn("p.id", excluded);
+    if (query.author) qb.whereIn("p.author", storedIds(query.author));
+    if (query.parent) qb.whereIn("p.parent", storedIds(query.parent));
+    if (query.language !== undefined) qb.where("p.language", query.language);
+    if (query.hasPassword === true) qb.whereNot("p.password", "");
+    if (query.hasPassword === false) qb.where("p.password", "");
+    const nonNull = new Set<string>();
+    for (const cond of query.where ?? []) {
+      this.applyCondition(qb, cond, fieldColumn);
+      if (!CORE_COLUMNS[cond.field] && rejectsNull(cond)) {
+        const typed = fieldColumn(cond.field);
+        if (typed) nonNull.add(typed.column);
+      }
+    }
+    let narrow: ((b: Knex.QueryBuilder) => void) | undefined;
+    if (query.search !== undefined && hasNul(query.search)) {
+      // No stored text holds U+0000 and PostgreSQL cannot compare with it (engine-errors hasNul).
+      qb.whereRaw("1 = 0");
+    } else if (query.search !== undefined && query.search.trim() !== "") {
+      const words = this.applySearch(qb, query, single, fieldColumn);
+      const match = words && (await this.e.hasSearchIndex()) ? trigramMatch(words) : null;
+      // Only ever an extra condition next to the exact one, which alone decides what matches.
+      if (match !== null) narrow = (b) => b.whereIn("p.id", k(this.e.tables.postsSearch).select("rowid").whereRaw("?? MATCH ?", [this.e.tables.postsSearch, match]));
+    }
+    for (const cond of query.tax ?? []) await this.applyTax(qb, cond);
+    for (const cond of query.links ?? []) await this.applyLink(qb, cond);
+
+    const selectFields = (rowsQb: Knex.QueryBuilder): FieldJoin[] => {
+      if (single) {
+        if (!single.fieldsTable) return [];
+        // The where clause may already have joined the table as `f`.
+        if (!joined) rowsQb.leftJoin(`${single.fieldsTable} as f`, "f.post_id", "p.id");
+        const join = fieldJoin(single, "f");
+        selectJoinColumns(rowsQb, [join]);
+        return [join];
+      }
+      const typed = types.filter((t) => t.fieldsTable !== null);
+      if (typed.length > MAX_LOAD_JOINS) return [];
+      const joins = typed.map((t, i) => fieldJoin(t, `f${i}`));
+      addFieldJoins(rowsQb, joins);
+      return joins;
+    };
+    return { qb, fieldColumn, nonNull, narrow, selectFields };
+  }
+
+  private applyCondition(
+    qb: Knex.QueryBuilder,
+    cond: FieldCondition,
+    fieldColumn: FieldColumn,
+    alias = "p",
+  ): void {
+    const core = CORE_COLUMNS[cond.field];
+    const typed = core ? null : fieldColumn(cond.field);
+    if (!core && !typed) throw new EngineError("invalid_field", `unknown field in query: ${cond.field}`, { field: cond.field });
+    const column = core ? `${alias}.${core.column}` : typed!.column;
+    const nullable = core ? core.nullable === true : true;
+    const coerce = (v: FieldValue): FieldValue => {
+      if (v === null) return null;
+      if (typed) return toDbValue("query", cond.field, typed.def, v);
+      if (core!.kind === "int") {
+        const n = Number(v);
+        if (!Number.isFinite(n)) throw new EngineError("invalid_field", `${cond.field} expects a number`, { field: cond.field });
+        return n;
+      }
+      return String(v);
+    };
+    const list = (): Array<string | number | boolean> => {
+      const raw = Array.isArray(cond.value) ? cond.value : cond.value === undefined ? [] : [cond.value];
+      return raw.map(coerce).filter((v): v is string | number | boolean => v !== null);
+    };
+    const one = (): FieldValue => coerce((Array.isArray(cond.value) ? cond.value[0] : cond.value) ?? null);
+    switch (cond.op) {
+      case "=": {
+        const v = one();
+        if (v === null) qb.whereNull(column);
+        else qb.where(column, v);
+        break;
+      }
+      case "!=": {
+        const v = one();
+        if (v === null) qb.whereNotNull(column);
+        // "not equal" includes rows without a value (SQL's <> alone would drop NULLs).
+        else if (nullable) qb.where((w) => w.whereNot(column, v).orWhereNull(column));
+        else qb.whereNot(column, v);
+        break;
+      }
+      case "<":
+      case "<=":
+      case ">":
+      case ">=": {
+        const v = one();
+        if (v === null) qb.whereRaw("1 = 0");
+        else qb.where(column, cond.op, v);
+        break;
+      }
+      case "in":
+        qb.whereIn(column, list());
+        break;
+      case "not in": {
+        const values = list();
+        if (values.length === 0) break;
+        if (nullable) qb.where((w) => w.whereNotIn(column, values).orWhereNull(column));
+        else qb.whereNotIn(column, values);
+        break;
+      }
+      case "is null":
+        qb.whereNull(column);
+        break;
+      case "not null":
+        qb.whereNotNull(column);
+        break;
+      default:
+        throw new EngineError("invalid_input", `unknown comparison: ${String(cond.op)}`);
+    }
+  }
+
+  /**
+   * WordPress search (WP_Query::parse_search): every word must appear in
+   * title, excerpt, content or a search field (`words-any-field`: words may
+   * match different fields), or one field must hold all words
+   * (`all-words-one-field`). `-word` excludes posts containing it.
+   *
+   * Returns the words every match holds somewhere in title, excerpt or
+   * content, for the search index to narrow the candidates with; null when
+   * a match may hold a word only elsewhere (a search field), where the index
+   * cannot help.
+   */
+  private applySearch(
+    qb: Knex.QueryBuilder,
+    query: PostQuery,
+    single: RegisteredPostType | null,
+    fieldColumn: FieldColumn,
+  ): string[] | null {
+    const k = this.k;
+    const terms = parseSearch(query.search ?? "");
+    if (terms.length === 0) return null;
+    type Target = (word: string, negate: boolean) => Knex.Raw | ((b: Knex.QueryBuilder) => void);
+    const targets: Target[] = [
+      (w, neg) => likeContains(k, "p.title", w, neg),
+      (w, neg) => likeContains(k, "p.excerpt", w, neg),
+      (w, neg) => likeContains(k, "p.content", w, neg),
+    ];
+    for (const name of single?.config.searchFields ?? []) {
+      const typed = fieldColumn(name);
+      if (typed) {
+        targets.push((w, neg) => likeContains(k, typed.column, w, neg, true));
+      } else {
+        // Not a typed field: a post meta key.
+        targets.push((w, neg) => (b: Knex.QueryBuilder) => {
+          const sub = k(`${this.e.tables.postmeta} as sm`).select(k.raw("1")).where("sm.post_id", k.ref("p.id")).where("sm.meta_key", name).where(likeContains(k, "sm.meta_value", w));
+          if (neg) b.whereNotExists(sub);
+          else b.whereExists(sub);
+        });
+      }
+    }
+    const add = (b: Knex.QueryBuilder, clause: Knex.Raw | ((b: Knex.QueryBuilder) => void), or: boolean): void => {
+      if (typeof clause === "function") {
+        if (or) b.orWhere(clause);
+        else b.where(clause);
+      } else if (or) b.orWhere(clause);
+      else b.where(clause);
+    };
+    // An anonymous searcher (PostQuery.searchAs) reaches a password-protected
+    // post through its title only: every other field counts as empty for it,
+    // so it neither matches a word nor is excluded by one.
+    const searcher = query.searchAs !== undefined ? query.searchAs : query.visibility?.user;
+    if (searcher === null) {
+      for (let i = 1; i < targets.length; i++) {
+        const inner = targets[i];
+        targets[i] = (w, neg) => (b: Knex.QueryBuilder) => {
+          if (neg) b.whereNot("p.password", "");
+          else b.where("p.password", "");
+          add(b, inner(w, neg), neg);
+        };
+      }
+    }
+    const include = terms.filter((t) => !t.exclude);
+    const exclude = terms.filter((t) => t.exclude);
+    if (query.searchMode === "all-words-one-field") {
+      if (include.length > 0) {
+        qb.where((anyField) => {
+          for (const target of targets) {
+            anyField.orWhere((field) => {
+              for (const t of include) add(field, target(t.text, false), false);
+            });
+          }
+        });
+      }
+    } else {
+      for (const t of include) {
+        qb.where((anyField) => {
+          for (const target of targets) add(anyField, target(t.text, false), true);
+        });
+      }
+    }
+    for (const t of exclude) {
+      qb.where((all) => {
+        for (const target of targets) add(all, target(t.text, true), false);
+      });
+    }
+    return targets.length === 3 && include.length > 0 ? include.map((t) => t.text) : null;
+  }
+
+  /** Term ids of a condition, each given id expanded to its translations and (optionally) descendants. */
+  private async applyTax(qb: Knex.QueryBuilder, cond: NonNullable<PostQuery["tax"]>[number]): Promise<void> {
+    const k = this.k;
+    this.e.registry.taxonomy(cond.taxonomy);
+    const operator = cond.operator ?? "IN";
+    const given = uniqueInts(cond.terms, "tax terms");
+    const groups = await this.e.terms.expandTermIds(cond.taxonomy, given, {
+      translations: cond.translations === true,
+      children: cond.includeChildren === true,
+    });
+    // `p.id IN (posts with the terms)` rather than a correlated EXISTS: the
+    // same rows, but the planner may start from the term's posts (a category
+    // of 1,000 events among 100,000) instead of testing every post in turn.
+    const carrying = (termIds: number[]): Knex.QueryBuilder => k(`${this.e.tables.termRelationships} as tr`).select("tr.object_id").whereIn("tr.term_id", termIds);
+    const all = [...new Set(groups.flat())];
+    if (operator === "IN") {
+      // Unknown terms match nothing (WordPress turns the query into 0 = 1).
+      if (all.length === 0) qb.whereRaw("1 = 0");
+      else qb.whereIn("p.id", carrying(all));
+    } else if (operator === "NOT IN") {
+      if (all.length > 0) {
+        qb.whereNotExists(k(`${this.e.tables.termRelationships} as tr`).select(k.raw("1")).where("tr.object_id", k.ref("p.id")).whereIn("tr.term_id", all));
+      }
+    } else if (operator === "AND") {
+      if (groups.some((g) => g.length === 0)) qb.whereRaw("1 = 0");
+      for (const g of groups) qb.whereIn("p.id", carrying(g));
+    } else {
+      throw new EngineError("invalid_input", `unknown tax operator: ${String(operator)}`);
+    }
+  }
+
+  private async applyLink(qb: Knex.QueryBuilder, cond: NonNullable<PostQuery["links"]>[number]): Promise<void> {
+    const k = this.k;
+    const expand = async (ids: number[]): Promise<number[]> => (cond.translations ? this.translationsOf(ids) : storedIds(ids));
+    // IN (subquery) for the same reason as in applyTax: a venue's events are found from the venue.
+    if (cond.to !== undefined) {
+      const to = await expand(uniqueInts(cond.to, "link to"));
+      qb.whereIn("p.id", k(`${this.e.tables.postLinks} as pl`).select("pl.from_id").where("pl.relation", cond.relation).whereIn("pl.to_id", to));
+    }
+    if (cond.from !== undefined) {
+      const from = await expand(uniqueInts(cond.from, "link from"));
+      qb.whereIn("p.id", k(`${this.e.tables.postLinks} as pl`).select("pl.to_id").where("pl.relation", cond.relation).whereIn("pl.from_id", from));
+    }
+    if (cond.exists !== undefined) {
+      const sub = k(`${this.e.tables.postLinks} as pl`).select(k.raw("1")).where("pl.from_id", k.ref("p.id")).where("pl.relation", cond.relation);
+      if (cond.exists) qb.whereExists(sub);
+      else qb.whereNotExists(sub);
+    }
+    if (cond.linkedBy !== undefined) {
+      const by = cond.linkedBy;
+      const byType = this.e.registry.postType(by.type);
+      // For each candidate post, its incoming links first, then the linking
+      // post and its fields by primary key. SQLite's CROSS JOIN keeps that
+      // order even without planner statistics, which otherwise may walk
+      // every published event for each venue (seconds at 100k events).
+      const sub = k(`${this.e.tables.postLinks} as pl`);
+      if (this.e.dialect === "sqlite") sub.crossJoin(`${this.e.tables.posts} as lp`, "lp.id", "pl.from_id");
+      else sub.join(`${this.e.tables.posts} as lp`, "lp.id", "pl.from_id");
+      sub.select(k.raw("1")).where("pl.to_id", k.ref("p.id")).where("pl.relation", cond.relation).where("lp.type", byType.name);
+      if (by.status) sub.whereIn("lp.status", by.status);
+      if (by.visibility) applyVisibility(sub, [byType], by.visibility, "lp");
+      let joined = false;
+      const byField: FieldColumn = (name) => {
+        const def = byType.fields[name];
+        if (!def || !byType.fieldsTable) return null;
+        if (!joined) {
+          sub.leftJoin(`${byType.fieldsTable} as lf`, "lf.post_id", "lp.id");
+          joined = true;
+        }
+        return { column: `lf.${name}`, def };
+      };
+      for (const c of by.where ?? []) this.applyCondition(sub, c, byField, "lp");
+      if (by.exists) qb.whereExists(sub);
+      else qb.whereNotExists(sub);
+    }
+  }
+
+  /** The ids plus every post in their translation groups. */
+  async translationsOf(ids: number[]): Promise<number[]> {
+    ids = storedIds(ids);
+    if (ids.length === 0) return [];
+    const groups = this.k(this.e.tables.posts).whereIn("id", ids).whereNotNull("translation_group").select("translation_group");
+    const members: number[] = await this.k(this.e.tables.posts).whereIn("translation_group", groups).pluck("id");
+    return [...new Set([...ids, ...members.map(Number)])];
+  }
+
+  /**
+   * ORDER BY the asked fields, then `id` (same direction as the last field):
+   * without a unique last key SQLite, PostgreSQL and MariaDB return ties in
+   * different orders. Typed fields may be NULL, which PostgreSQL sorts last
+   * and the others first; NULL is made the smallest value everywhere.
+   *
+   * Where the conditions already rule out NULL in a typed field (a date
+   * bound), the NULL rank is left out, and a list ending on a typed field
+   * breaks ties with `f.post_id` (equal to `p.id`, since the conditions need
+   * the field row): the order is then the field's own index order, so the
+   * database can read a page from that index and stop, instead of sorting
+   * every matching row.
+   */
+  private applyOrder(qb: Knex.QueryBuilder, query: PostQuery, built: Pick<BuiltQuery, "fieldColumn" | "nonNull">): boolean {
+    const order = query.orderBy && query.orderBy.length > 0 ? query.orderBy : [{ field: "date_local", dir: "desc" as const }];
+    let hasId = false;
+    let lastDir: "asc" | "desc" = "asc";
+    let lastTyped = false;
+    /** The first key is an indexed typed field the conditions make non-null: its index gives the order. */
+    let indexOrder = false;
+    for (const [position, o] of order.entries()) {
+      const dir = o.dir === "desc" ? "desc" : "asc";
+      lastDir = dir;
+      lastTyped = false;
+      if (o.field === "include") {
+        const [sql, bindings] = orderByList("p.id", query.ids ?? [], dir);
+        qb.orderByRaw(sql, bindings);
+        continue;
+      }
+      const core = CORE_COLUMNS[o.field];
+      if (core) {
+        const column = `p.${core.column}`;
+        if (core.column === "id") hasId = true;
+        if (core.nullable) qb.orderByRaw(`CASE WHEN ?? IS NULL THEN 0 ELSE 1 END ${dir}`, [column]);
+        if (core.text) orderByText(qb, this.e.dialect, column, dir, core.column === "title");
+        else qb.orderBy(column, dir);
+        continue;
+      }
+      const typed = built.fieldColumn(o.field);
+      if (!typed) throw new EngineError("invalid_field", `cannot order by ${o.field}`, { field: o.field });
+      if (!built.nonNull.has(typed.column)) qb.orderByRaw(`CASE WHEN ?? IS NULL THEN 0 ELSE 1 END ${dir}`, [typed.column]);
+      else if (position === 0 && typed.def.index === true && typed.def.type !== "string" && typed.def.type !== "text") indexOrder = true;
+      if (typed.def.type === "string" || typed.def.type === "text") orderByText(qb, this.e.dialect, typed.column, dir, true);
+      else qb.orderBy(typed.column, dir);
+      lastTyped = true;
+    }
+    if (!hasId) qb.orderBy(lastTyped && built.nonNull.size > 0 ? "f.post_id" : "p.id", lastDir);
+    return indexOrder;
+  }
+}
