@@ -6,7 +6,7 @@ import type { Dialect } from "./target";
 
 /**
  * Conditional writes without a lost-update window (`If-Match`, see
- * lib/routes/http.ts `checkWriteConditions`, for requests and batch entries).
+ * lib/routes/preconditions.ts `checkWriteConditions`, for requests and batch entries).
  *
  * The REST layer compares the client's ETag with a GET of the resource, and
  * that GET names the cache tags of what it shows. Checking the ETag and then

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import fs from "node:fs";
 import path from "node:path";
-import type { ComposedResponse } from "./response-cache";
+import type { ComposedResponse } from "./response";
 
 /**
  * Stored answers: whole anonymous GET answers of the endpoints that opt in

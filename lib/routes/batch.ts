@@ -24,12 +24,13 @@ import { filterFields, parseFields } from "./fields";
 import { isPlainObject } from "./json";
 import { parseBracketString, rawQueryString, type BodySources, type ParamMap } from "./params";
 import { normalizeRoutePath } from "./patterns";
-import { checkWriteConditions, type WriteCheck } from "./http";
 import { allowedMethods, checkPermission, dispatch, type Outcome } from "./pipeline";
-import { ServerRequest, type RestRequest } from "./request";
+import { checkWriteConditions, type WriteCheck } from "./preconditions";
+import { ServerRequest } from "./request";
 import { RestResponse } from "./response";
-import type { CompiledEndpoint, RestServer, RouteEntry } from "./server";
-import type { ArgsMap, HttpMethod, RestEndpoint } from "./types";
+import type { CompiledEndpoint, RouteMatch } from "./route-entry";
+import type { RouteTable } from "./table";
+import type { ArgsMap, HttpMethod, RestEndpoint, RestRequest } from "./types";
 import { validateRequest } from "./validate-params";
 
 /** The route of the batch endpoint, outside every namespace (its index entry has namespace `""`, as in WordPress). */
@@ -76,8 +77,8 @@ interface Checked {
   readonly sub: SubRequest;
   /** The refusal, when the sub-request must not run. */
   readonly error?: RestError;
-  /** The route it reached (for the `Allow` header of a refusal), when one matched. */
-  readonly route?: RouteEntry;
+  /** What the table found for it: the route (for the `Allow` header of a refusal) and endpoint, handed on to the pipeline. */
+  readonly match: RouteMatch;
   /** The validated request (for the `Allow` header's permission checks). */
   readonly request?: ServerRequest;
 }
@@ -150,11 +151,11 @@ function outcomeSlot(outcome: Outcome): BatchSlot {
  * `has_valid_params()` and `sanitize_params()`), and with `permission` the
  * permission check too. Runs no handler and writes nothing.
  */
-async function check(server: RestServer, batch: RestRequest, sub: SubRequest, permission: boolean): Promise<Checked> {
-  const match = server.match(sub.path, sub.method);
+async function check(table: RouteTable, batch: RestRequest, sub: SubRequest, permission: boolean): Promise<Checked> {
+  const match = table.match(sub.path, sub.method);
   const endpoint: CompiledEndpoint | undefined = match.endpoint;
-  if (!match.route || !endpoint) return { sub, error: noRoute() };
-  if (endpoint.spec.allowBatch !== true) return { sub, error: notAllowed(), route: match.route };
+  if (!match.route || !endpoint) return { sub, match, error: noRoute() };
+  if (endpoint.spec.allowBatch !== true) return { sub, error: notAllowed(), match };
   const request = new ServerRequest({
     http: batch.http,
     method: sub.method,
@@ -170,31 +171,32 @@ async function check(server: RestServer, batch: RestRequest, sub: SubRequest, pe
   try {
     await request.applyDefaults(endpoint.args);
     const invalid = await validateRequest(request, endpoint);
-    if (invalid) return { sub, error: invalid, route: match.route, request };
+    if (invalid) return { sub, error: invalid, match, request };
     if (permission) {
       const allowed = await checkPermission(endpoint, request);
-      if (allowed !== true) return { sub, error: allowed, route: match.route, request };
+      if (allowed !== true) return { sub, error: allowed, match, request };
       // A stale If-Match is known before anything runs too (it is checked again when the slot runs).
-      const conditions = await subConditions(server, batch, sub, batch.user);
-      if (conditions.failed) return { sub, error: conditions.failed, route: match.route, request };
+      const conditions = await subConditions(table, batch, sub, batch.user);
+      if (conditions.failed) return { sub, error: conditions.failed, match, request };
     }
   } catch (err) {
-    if (!isRestError(err)) server.settings.logger.error(`REST batch request ${sub.method} ${sub.path} failed`, err);
-    return { sub, error: isRestError(err) ? err : internalServerError(), route: match.route, request };
+    if (!isRestError(err)) table.settings.logger.error(`REST batch request ${sub.method} ${sub.path} failed`, err);
+    return { sub, error: isRestError(err) ? err : internalServerError(), match, request };
   }
-  return { sub, route: match.route, request };
+  return { sub, match, request };
 }
 
 /** The slot of a sub-request the first pass refused; like WordPress, a refusal on a matched route carries `Allow`. */
-async function refusedSlot(server: RestServer, checked: Checked, error: RestError): Promise<BatchSlot> {
-  if (!checked.route || !checked.request) return errorSlot(error);
-  const allow = await allowedMethods(server, checked.route, checked.request, new Map());
+async function refusedSlot(table: RouteTable, checked: Checked, error: RestError): Promise<BatchSlot> {
+  const route = checked.match.route;
+  if (!route || !checked.request) return errorSlot(error);
+  const allow = await allowedMethods(table, route, checked.request, new Map());
   return errorSlot(error, allow.length > 0 ? { Allow: allow.join(", ") } : {});
 }
 
 /** The preconditions (`If-Match`, `If-None-Match`) a sub-request's own headers set, as on a request of its own. */
-function subConditions(server: RestServer, batch: RestRequest, sub: SubRequest, user: CurrentUser | null): Promise<WriteCheck> {
-  return checkWriteConditions(server, {
+function subConditions(table: RouteTable, batch: RestRequest, sub: SubRequest, user: CurrentUser | null): Promise<WriteCheck> {
+  return checkWriteConditions(table, {
     http: batch.http,
     method: sub.method,
     path: sub.path,
@@ -207,15 +209,16 @@ function subConditions(server: RestServer, batch: RestRequest, sub: SubRequest, 
   });
 }
 
-async function run(server: RestServer, batch: RestRequest, sub: SubRequest, user: CurrentUser | null): Promise<BatchSlot> {
+async function run(table: RouteTable, batch: RestRequest, checked: Checked, user: CurrentUser | null): Promise<BatchSlot> {
+  const sub = checked.sub;
   // A sub-request's If-Match is honoured as on a request of its own: a
   // client that sends one in a batch must not lose an update silently.
-  const conditions = await subConditions(server, batch, sub, user);
+  const conditions = await subConditions(table, batch, sub, user);
   if (conditions.failed) return errorSlot(conditions.failed);
   // The ordinary pipeline once more (validation, permission, handler, `Allow`), with the
   // batch request's user: the batch authenticated once, its sub-requests carry no credentials.
   const perform = (): Promise<Outcome> =>
-    dispatch(server, {
+    dispatch(table, {
       http: batch.http,
       method: sub.method,
       path: sub.path,
@@ -224,12 +227,13 @@ async function run(server: RestServer, batch: RestRequest, sub: SubRequest, user
       urls: batch.urls,
       auth: user,
       headers: sub.headers,
+      match: checked.match,
     });
   return outcomeSlot(conditions.guard ? await conditions.guard(perform) : await perform());
 }
 
 /** The `POST /batch/v1` endpoint of a server. Public: each sub-request checks its own permission. */
-export function batchEndpoint(server: RestServer): RestEndpoint {
+export function batchEndpoint(table: RouteTable): RestEndpoint {
   return {
     methods: "POST",
     args: BATCH_ARGS,
@@ -244,7 +248,7 @@ export function batchEndpoint(server: RestServer): RestEndpoint {
       // the arguments then), so that a slot refused for its user or stale stops the
       // whole batch too. In `normal` mode both are checked when the sub-request runs.
       const checked: Checked[] = [];
-      for (const sub of subs) checked.push(await check(server, req, sub, requireAll));
+      for (const sub of subs) checked.push(await check(table, req, sub, requireAll));
 
       if (requireAll && checked.some((c) => c.error !== undefined)) {
         const responses = checked.map((c) => (c.error ? errorSlot(c.error) : null));
@@ -254,7 +258,7 @@ export function batchEndpoint(server: RestServer): RestEndpoint {
       const responses: BatchSlot[] = [];
       // One after the other, in the order given: a later request may depend on an earlier one's write.
       for (const c of checked) {
-        responses.push(c.error ? await refusedSlot(server, c, c.error) : await run(server, req, c.sub, req.user));
+        responses.push(c.error ? await refusedSlot(table, c, c.error) : await run(table, req, c, req.user));
       }
       return new RestResponse({ responses }, 207);
     },

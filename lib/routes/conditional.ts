@@ -14,7 +14,7 @@
  */
 import { createHash } from "node:crypto";
 import { RestError } from "./errors";
-import type { ComposedResponse } from "./response-cache";
+import type { ComposedResponse } from "./response";
 
 /** 412: the resource is not (or no longer) what the client's precondition said. */
 export function preconditionFailed(): RestError {

@@ -4,9 +4,8 @@
  */
 import type { JsonValue } from "./json";
 import { hasPlaceholders } from "./patterns";
-import type { RestRequest } from "./request";
-import type { RouteEntry } from "./server";
-import type { ArgSpec } from "./types";
+import type { RouteEntry } from "./route-entry";
+import type { ArgSpec, RestRequest } from "./types";
 
 /** The keys of an arg that the index shows (`rest_get_allowed_schema_keywords()`), plus `required`. */
 const INDEX_KEYWORDS: ReadonlySet<string> = new Set([

@@ -5,9 +5,19 @@
  */
 import { describeRoutes, type RouteDescription } from "./describe";
 import { RestError } from "./errors";
-import type { RestRequest } from "./request";
-import type { RestServer } from "./server";
-import type { ArgsMap, RestEndpoint, SiteInfo } from "./types";
+import type { RouteEntry } from "./route-entry";
+import type { ArgsMap, RestEndpoint, RestRequest, RestServerOptions, SiteInfo } from "./types";
+
+/**
+ * What the index routes read of the route table (table.ts, which builds
+ * these routes: they take it by this shape rather than import it).
+ */
+export interface IndexedTable {
+  readonly settings: { readonly siteInfo: RestServerOptions["siteInfo"] };
+  getRoutes(): readonly RouteEntry[];
+  getNamespaces(): readonly string[];
+  hasNamespace(namespace: string): boolean;
+}
 
 export interface SiteIndex extends SiteInfo {
   namespaces: string[];
@@ -22,7 +32,7 @@ export interface NamespaceIndex {
   _links: { up: { href: string }[] };
 }
 
-export function siteIndexEndpoint(server: RestServer): RestEndpoint {
+export function siteIndexEndpoint(server: IndexedTable): RestEndpoint {
   return {
     methods: "GET",
     args: { context: { default: "view" } },
@@ -58,7 +68,7 @@ export function namespaceIndexArgs(namespace: string, extra: ArgsMap = {}): Args
   return { namespace: { default: namespace }, context: { default: "view" }, ...extra };
 }
 
-export function namespaceIndexEndpoint(server: RestServer, namespace: string, extraArgs?: ArgsMap): RestEndpoint {
+export function namespaceIndexEndpoint(server: IndexedTable, namespace: string, extraArgs?: ArgsMap): RestEndpoint {
   return {
     methods: "GET",
     args: namespaceIndexArgs(namespace, extraArgs),

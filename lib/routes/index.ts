@@ -6,9 +6,10 @@
 export * from "./types";
 export { RestError, isRestError, internalServerError, type ErrorData, type ErrorEnvelope, type ErrorItem } from "./errors";
 export { RestResponse, isRestResponse, rawResponse, type RawBody } from "./response";
-export type { RestRequest, RequestSources } from "./request";
 export { BATCH_ROUTE, MAX_BATCH_SIZE, type BatchSlot } from "./batch";
-export { RestServer, type CompiledEndpoint, type RouteEntry, type RouteKind, type RouteMatch, type ServerSettings } from "./server";
+export { RestServer } from "./server";
+export type { RouteTable, ServerSettings } from "./table";
+export type { CompiledEndpoint, RouteEntry, RouteKind, RouteMatch } from "./route-entry";
 export type { ParamSource, ParamMap } from "./params";
 export { BRACKET_PARSE_OPTIONS } from "./params";
 export { paginate, type PaginateOptions, type Pagination } from "./pagination";
@@ -28,7 +29,7 @@ export {
 export { basicCredentials, LoginLimiter, type BasicCredentials, type LoginLimiterOptions } from "./auth";
 export { describeRoute, describeRoutes, type ArgDescription, type EndpointDescription, type RouteDescription } from "./describe";
 export type { SiteIndex, NamespaceIndex } from "./index-routes";
-export { NO_CACHE_HEADERS } from "./http";
+export { NO_CACHE_HEADERS } from "./compose";
 export { EXPOSED_HEADERS, ALLOWED_REQUEST_HEADERS, CORS_METHODS, corsHeaders, corsPolicy, type CorsOptions, type CorsPolicy } from "./cors";
 export { isWpBoolean, isWpInteger, isNumeric, wpParseList, englishList } from "./coerce";
 export type { JsonValue, JsonObject, JsonPrimitive } from "./json";

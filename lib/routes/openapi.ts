@@ -5,7 +5,8 @@
  */
 import type { JsonObject, JsonValue } from "./json";
 import { groupSource } from "./patterns";
-import type { CompiledEndpoint, RestServer, RouteEntry } from "./server";
+import type { CompiledEndpoint, RouteEntry } from "./route-entry";
+import type { RouteTable } from "./table";
 import type { ArgSpec, ArgType, DocSchema, ResponseDoc, ResponsesDoc } from "./types";
 
 export interface OpenApiInfo {
@@ -203,7 +204,7 @@ function documentPreconditions(item: OpenApiPathItem): void {
  * Builds the document of `namespace`: every route except the namespace index,
  * with `{name}` placeholders, relative to `serverUrl`.
  */
-export function buildOpenApi(server: RestServer, namespace: string, options: OpenApiOptions): OpenApiDocument {
+export function buildOpenApi(server: RouteTable, namespace: string, options: OpenApiOptions): OpenApiDocument {
   const ns = namespace.replace(/^\/+|\/+$/g, "");
   const paths: Record<string, OpenApiPathItem> = {};
   for (const route of server.getRoutes()) {

@@ -3,7 +3,7 @@
  * computed once, from the same numbers (rest-conventions §10,
  * calendar-api §3.1).
  */
-import type { RestRequest } from "./request";
+import type { RestRequest } from "./types";
 import { buildUrl, type QueryArgs, type QueryValue } from "./urls";
 
 export interface PaginateOptions {

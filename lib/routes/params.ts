@@ -12,6 +12,11 @@ export const PARAM_SOURCES: readonly ParamSource[] = ["json", "body", "query", "
 
 export type ParamMap = Record<string, unknown>;
 
+/** A parameter's value, only when the map has it as its own (never from the prototype: `constructor`, `__proto__`). */
+export function own(map: Readonly<ParamMap>, name: string): unknown {
+  return Object.prototype.hasOwnProperty.call(map, name) ? map[name] : undefined;
+}
+
 /**
  * `a[]=1&a[]=2`, `v[city]=Rome`, `o[0][id]=9` like PHP's `$_GET`. Bounded so a
  * hostile query cannot build huge structures: past `arrayLimit` an index makes

@@ -3,7 +3,7 @@
  * (rest-conventions §3): authenticate → match route and method → merged
  * params and defaults → required → validate callbacks → types and sanitize →
  * permission → handler. The HTTP concerns around it (body reading, method
- * override, global parameters, headers) are in `http.ts`.
+ * override: `http.ts`; global parameters, headers: `compose.ts`) are not here.
  */
 import type { Request as ExpressRequest } from "express";
 import type { CurrentUser } from "../users/types";
@@ -12,7 +12,8 @@ import { RestError, internalServerError, isRestError } from "./errors";
 import type { BodySources, ParamMap } from "./params";
 import { ServerRequest } from "./request";
 import { isRestResponse, type RawBody } from "./response";
-import type { CompiledEndpoint, RestServer, RouteEntry } from "./server";
+import type { CompiledEndpoint, RouteEntry, RouteMatch } from "./route-entry";
+import type { RouteTable } from "./table";
 import type { RestUrls } from "./urls";
 import { validateRequest } from "./validate-params";
 import { actingAs } from "../hooks/actor";
@@ -33,11 +34,13 @@ export interface DispatchInput {
   readonly auth?: Authenticated;
   /** The request's own headers (lower-case names) when they are not the HTTP request's: batch sub-requests. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** `table.match(path, method)` when the caller already has it: a request is matched once. */
+  readonly match?: RouteMatch;
 }
 
 export type Authenticated = CurrentUser | null | RestError;
 
-/** The result of dispatching, before the global parameters and headers of `http.ts`. */
+/** The result of dispatching, before the global parameters and headers of `compose.ts`. */
 export interface Outcome {
   status: number;
   data: unknown;
@@ -84,7 +87,7 @@ export type PermissionCache = Map<CompiledEndpoint, boolean>;
  * user and request, in declaration order (WordPress `rest_send_allow_header()`
  * runs every endpoint's permission callback the same way).
  */
-export async function allowedMethods(server: RestServer, route: RouteEntry, req: ServerRequest, cache: PermissionCache): Promise<string[]> {
+export async function allowedMethods(table: RouteTable, route: RouteEntry, req: ServerRequest, cache: PermissionCache): Promise<string[]> {
   const allowed = new Map<string, boolean>();
   for (const endpoint of route.endpoints) {
     let ok = cache.get(endpoint);
@@ -92,7 +95,7 @@ export async function allowedMethods(server: RestServer, route: RouteEntry, req:
       try {
         ok = await permits(endpoint, req);
       } catch (err) {
-        server.settings.logger.error(`REST permission check failed for ${req.method} ${req.path}`, err);
+        table.settings.logger.error(`REST permission check failed for ${req.method} ${req.path}`, err);
         ok = false;
       }
       cache.set(endpoint, ok);
@@ -139,23 +142,23 @@ function newRequest(input: DispatchInput, user: CurrentUser | null, route: Route
 }
 
 /** Runs one request through the pipeline. Never throws: unexpected exceptions are logged and answered 500. */
-export async function dispatch(server: RestServer, input: DispatchInput): Promise<Outcome> {
+export async function dispatch(table: RouteTable, input: DispatchInput): Promise<Outcome> {
   let user: CurrentUser | null = null;
   let request: ServerRequest | undefined;
   try {
-    const auth = input.auth !== undefined ? input.auth : await server.settings.authenticate(input.http);
+    const auth = input.auth !== undefined ? input.auth : await table.settings.authenticate(input.http);
     // Bad credentials fail every request, before routing (even public reads and unknown routes).
     if (isRestError(auth)) return errorOutcome(auth, null);
     user = auth;
 
-    const match = server.match(input.path, input.method);
+    const match = input.match ?? table.match(input.path, input.method);
     const cache: PermissionCache = new Map();
     if (input.method === "OPTIONS") {
       // WordPress `rest_handle_options_request()`: describe the route, run no handler and let no permission refuse.
       if (!match.route) return { status: 200, data: [], headers: {}, user };
       request = newRequest(input, user, match.route, match.pathParams);
       const outcome: Outcome = { status: 200, data: await describeRoute(match.route, request), headers: {}, user, request };
-      const allow = await allowedMethods(server, match.route, request, cache);
+      const allow = await allowedMethods(table, match.route, request, cache);
       if (allow.length > 0) outcome.headers.Allow = allow.join(", ");
       return outcome;
     }
@@ -167,19 +170,19 @@ export async function dispatch(server: RestServer, input: DispatchInput): Promis
       outcome = match.endpoint ? await runEndpoint(request, match.endpoint, cache) : errorOutcome(noRoute(), user, request);
     } catch (err) {
       // Caught here rather than below so that a failed handler's answer still carries `Allow`.
-      outcome = failure(server, input, err, user, request);
+      outcome = failure(table, input, err, user, request);
     }
-    const allow = await allowedMethods(server, match.route, request, cache);
+    const allow = await allowedMethods(table, match.route, request, cache);
     if (allow.length > 0) outcome.headers.Allow = allow.join(", ");
     return outcome;
   } catch (err) {
-    return failure(server, input, err, user, request);
+    return failure(table, input, err, user, request);
   }
 }
 
 /** A thrown RestError is an answer; anything else is logged and answered with the generic 500. */
-function failure(server: RestServer, input: DispatchInput, err: unknown, user: CurrentUser | null, request?: ServerRequest): Outcome {
+function failure(table: RouteTable, input: DispatchInput, err: unknown, user: CurrentUser | null, request?: ServerRequest): Outcome {
   if (isRestError(err)) return errorOutcome(err, user, request);
-  server.settings.logger.error(`REST request ${input.method} ${input.path} failed`, err);
+  table.settings.logger.error(`REST request ${input.method} ${input.path} failed`, err);
   return errorOutcome(internalServerError(), user, request);
 }

@@ -7,69 +7,9 @@ import type { CurrentUser } from "../users/types";
 import type { RestError } from "./errors";
 import { fieldWanted, parseFields, type FieldTree } from "./fields";
 import { isAbsent } from "./json";
-import { BODY_METHODS, PARAM_SOURCES, type BodySources, type ParamMap, type ParamSource } from "./params";
-import type { ArgSpec } from "./types";
+import { BODY_METHODS, PARAM_SOURCES, own, type BodySources, type ParamMap, type ParamSource } from "./params";
+import type { ArgSpec, RequestSources, RestRequest } from "./types";
 import type { RestUrls } from "./urls";
-
-export interface RequestSources {
-  /** Decoded JSON body members (any method). */
-  readonly json: Readonly<ParamMap>;
-  /** Form body members; empty unless the method is POST, PUT, PATCH or DELETE. */
-  readonly body: Readonly<ParamMap>;
-  readonly query: Readonly<ParamMap>;
-  /** Named groups of the matched route pattern. */
-  readonly path: Readonly<ParamMap>;
-  /** Defaults applied to this request (arguments not sent). */
-  readonly defaults: Readonly<ParamMap>;
-}
-
-export interface RestRequest<P extends object = Record<string, unknown>> {
-  /** The effective method, upper case, after `_method` / `X-HTTP-Method-Override` (HEAD stays HEAD). */
-  readonly method: string;
-  /** The requested route path, decoded, without trailing slash (`/test/v1/items/5`). */
-  readonly path: string;
-  /** The matched route pattern (`/test/v1/items/(?P<id>\d+)`), `""` when none matched. */
-  readonly route: string;
-  /**
-   * All parameters, merged by precedence (JSON body > form body > query >
-   * path > defaults). Declared args hold their validated, converted value;
-   * undeclared ones are there too, raw.
-   */
-  readonly params: Readonly<P> & Readonly<Record<string, unknown>>;
-  readonly sources: RequestSources;
-  readonly user: CurrentUser | null;
-  readonly urls: RestUrls;
-  /** The underlying Express request (headers, ip…). */
-  readonly http: ExpressRequest;
-  param(name: string): unknown;
-  /** The source the effective value came from; `undefined` when not sent (defaults do not count). */
-  sentIn(name: string): ParamSource | undefined;
-  /** True when the parameter was explicitly sent (in any source, non-null). */
-  isSent(name: string): boolean;
-  sentInQuery(name: string): boolean;
-  /** JSON or form body. */
-  sentInBody(name: string): boolean;
-  header(name: string): string | undefined;
-  /**
-   * Names cache tags (lib/db/cache-tags.ts) the answer shows. An endpoint
-   * with `store: true` must name every post and term its answer is built
-   * from (including ones it looked for and did not find); the stored answer
-   * is reused only while none of them changed.
-   */
-  dependsOn(...tags: number[]): void;
-  /**
-   * Whether the answer's `_fields` filter (rest-conventions §9) keeps
-   * anything at this dotted path of a successful JSON body (`venue`,
-   * `events.venue.city`); always true without `_fields`. Lets a handler skip
-   * loading what would be filtered out: the filtered answer stays the same.
-   * Not for raw (non-JSON) answers, which are never filtered.
-   */
-  wantsField(path: string): boolean;
-}
-
-function own(map: Readonly<ParamMap>, name: string): unknown {
-  return Object.prototype.hasOwnProperty.call(map, name) ? map[name] : undefined;
-}
 
 export interface RequestInit {
   http: ExpressRequest;

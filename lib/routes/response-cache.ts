@@ -26,15 +26,7 @@
  * never reach the cache. Past a bound, the least recently used go first.
  */
 import { keyId } from "./answer-store";
-
-/** What the HTTP layer sends: status, headers in order, and the body (null: none, e.g. 304). */
-export interface ComposedResponse {
-  readonly status: number;
-  readonly headers: readonly (readonly [string, string])[];
-  readonly body: Buffer | null;
-  /** Clears a `Last-Modified` a host middleware may have set (no-cache answers). */
-  readonly noCache: boolean;
-}
+import type { ComposedResponse } from "./response";
 
 export interface ResponseCacheOptions {
   /**

@@ -8,9 +8,8 @@ import { answerKey } from "./answer-key";
 import { composedHeader, noneMatchFinds, notModified, parseTagList } from "./conditional";
 import { corsHeaders, type CorsPolicy } from "./cors";
 import { parseBracketString, rawQueryString, type ParamMap } from "./params";
-import { normalizeRoutePath } from "./patterns";
-import type { ComposedResponse } from "./response-cache";
-import type { RestServer } from "./server";
+import type { ComposedResponse } from "./response";
+import type { RouteTable } from "./table";
 
 type HeaderList = ComposedResponse["headers"];
 
@@ -108,9 +107,9 @@ export type StoredSend = { readonly sent: true } | { readonly sent: false; reado
  * path) and `If-Match` (left to the usual path, which answers 412s).
  * `If-None-Match` is answered here.
  */
-export function sendStoredAnswer(server: RestServer, req: Request, res: Response, root: string, rawPath: string, query: ParamMap = requestQuery(req)): StoredSend {
-  const store = server.answerStore;
-  const anonymous = server.settings.isAnonymous;
+export function sendStoredAnswer(table: RouteTable, req: Request, res: Response, root: string, path: string, query: ParamMap): StoredSend {
+  const store = table.answerStore;
+  const anonymous = table.settings.isAnonymous;
   const none = { sent: false } as const;
   if (store === undefined || anonymous === undefined || !store.synchronous) return none;
   const method = req.method;
@@ -120,12 +119,12 @@ export function sendStoredAnswer(server: RestServer, req: Request, res: Response
   const length = headers["content-length"];
   if (length !== undefined && length !== "0") return none;
   if (!anonymous(req)) return none;
-  const key = answerKey(root, normalizeRoutePath(rawPath), query);
+  const key = answerKey(root, path, query);
   if (key === undefined) return none;
   const stored = store.peek(key);
   if (stored === undefined) return { sent: false, key };
   const ifNoneMatch = parseTagList(headers["if-none-match"]);
   const response = ifNoneMatch !== undefined && stored.status === 200 && noneMatchFinds(ifNoneMatch, composedHeader(stored, "ETag")) ? notModified(stored) : stored;
-  sendComposed(res, response, method === "HEAD", server.settings.cors);
+  sendComposed(res, response, method === "HEAD", table.settings.cors);
   return { sent: true };
 }

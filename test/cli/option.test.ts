@@ -1,21 +1,13 @@
 import { expect } from "chai";
-import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { main, type CliIO } from "../../lib/cli/main";
+import { removeSqliteFile, runCli as run } from "../support/cli";
 
-async function run(argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIO = { out: (l) => out.push(l), err: (l) => err.push(l) };
-  const code = await main(argv, io);
-  return { code, out, err };
-}
 
 describe("calpress option", () => {
   const file = path.join(os.tmpdir(), `calpress_option_${process.pid}.sqlite`);
   after(() => {
-    for (const suffix of ["", "-wal", "-shm", "-journal"]) fs.rmSync(file + suffix, { force: true });
+    removeSqliteFile(file);
   });
 
   it("sets and gets the webhook options", async () => {

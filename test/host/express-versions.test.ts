@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import path from "node:path";
 import { expect } from "chai";
+import { readyLine } from "../support/process";
 
 /**
  * calpress mounted in an Express 4 and an Express 5 host (express is a peer
@@ -24,26 +25,11 @@ async function startHost(expressPackage: string): Promise<Host> {
   const child = spawn(process.execPath, ["--require", require.resolve("tsx/cjs"), "--require", HOOK, HOST], {
     env: { ...process.env, CALPRESS_EXPRESS_PACKAGE: expressPackage },
   });
-  let stderr = "";
-  let stdout = "";
-  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-  const line = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`host not ready; stderr: ${stderr}`)), 30_000);
-    child.stdout.on("data", (c: Buffer) => {
-      stdout += c.toString();
-      if (stdout.includes("\n")) {
-        clearTimeout(timer);
-        resolve(stdout.split("\n")[0] ?? "");
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`host exited (${code}); stderr: ${stderr}`));
-    });
-  });
+  const ready = readyLine(child);
+  const line = await ready.line;
   const m = /^listening on (http:\/\/\S+) express (\S+)$/.exec(line);
   if (!m) throw new Error(`unexpected ready line: ${line}`);
-  return { child, origin: m[1] ?? "", version: m[2] ?? "", stderr: () => stderr };
+  return { child, origin: m[1] ?? "", version: m[2] ?? "", stderr: ready.stderr };
 }
 
 function stopHost(host: Host): Promise<void> {

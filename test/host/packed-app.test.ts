@@ -9,6 +9,7 @@ import { expect } from "chai";
 import knexFactory, { type Knex } from "knex";
 import { configFromTarget } from "../../lib/db/target";
 import { testTargets, type TestDatabase, type TestTarget } from "../support/databases";
+import { readyLine } from "../support/process";
 
 /**
  * The acceptance test of the package (issue 18): a scratch host app made
@@ -174,27 +175,6 @@ function freePort(): Promise<number> {
   });
 }
 
-/** The first line a child prints on stdout (its ready line), or its stderr when it exits first. */
-function firstLine(child: ChildProcessWithoutNullStreams): Promise<string> {
-  let stdout = "";
-  let stderr = "";
-  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-  return new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line; stderr: ${stderr}`)), 30_000);
-    child.stdout.on("data", (c: Buffer) => {
-      stdout += c.toString();
-      if (stdout.includes("\n")) {
-        clearTimeout(timer);
-        resolve(stdout.split("\n")[0] ?? "");
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited (${code}) before its ready line; stderr: ${stderr}`));
-    });
-  });
-}
-
 interface App {
   child: ChildProcessWithoutNullStreams;
   origin: string;
@@ -205,7 +185,7 @@ async function startApp(dir: string, databaseUrl: string): Promise<App> {
   const child = spawn(process.execPath, ["out/app.js"], { cwd: dir, env: cleanEnv({ DATABASE_URL: databaseUrl, PORT: "0" }) });
   let stderr = "";
   child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-  const line = await firstLine(child);
+  const line = await readyLine(child).line;
   const m = /^listening on (http:\/\/[^/]+)\/calendar\/$/.exec(line);
   if (!m) throw new Error(`unexpected ready line: ${line}`);
   return { child, origin: m[1] ?? "", stderr: () => stderr };
@@ -315,7 +295,7 @@ describe("host: a scratch app built from the README with the packed tarball", fu
       const port = await freePort();
       const child = spawn(process.execPath, ["readme-app.mjs"], { cwd: dir, env: cleanEnv({ PORT: String(port) }) });
       try {
-        const line = await firstLine(child);
+        const line = await readyLine(child).line;
         const url = /listening on (http:\/\/\S+)/.exec(line)?.[1] ?? "";
         expect(url.startsWith(`http://127.0.0.1:${port}/`), line).to.equal(true);
         const res = await fetch(url);
@@ -329,7 +309,7 @@ describe("host: a scratch app built from the README with the packed tarball", fu
       const bin = path.join(dir, "node_modules/.bin/calpress");
       const child = spawn(bin, ["serve", "--port", "0", "--db", ":memory:", "--fixture", "minimal"], { cwd: dir, env: cleanEnv() });
       try {
-        const line = await firstLine(child);
+        const line = await readyLine(child).line;
         const root = /^calpress listening on (http:\/\/\S+\/wp-json\/)$/.exec(line)?.[1];
         expect(root, line).to.be.a("string");
         const events = await fetch(`${root}calendar/events/v1/events`);

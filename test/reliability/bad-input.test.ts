@@ -14,7 +14,8 @@ const names = (prefix: string, n: number): string[] => Array.from({ length: n },
 async function rowCounts(t: TestSite): Promise<Record<string, number>> {
   const k = t.site.engine.knex;
   const count = async (table: string): Promise<number> => Number((await k(table).count({ n: "*" }).first())?.n ?? 0);
-  return { posts: await count("posts"), terms: await count("terms"), term_relationships: await count("term_relationships"), post_links: await count("post_links") };
+  const tables = t.site.engine.tables;
+  return { posts: await count(tables.posts), terms: await count(tables.terms), term_relationships: await count(tables.termRelationships), post_links: await count(tables.postLinks) };
 }
 
 forEachDatabase("bad input: term and organizer limits of an event write", (db) => {

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { AnswerStore, type BuiltAnswer } from "../../lib/routes/answer-store";
-import type { ComposedResponse } from "../../lib/routes/response-cache";
+import type { ComposedResponse } from "../../lib/routes/response";
 
 function response(text: string, status = 200): ComposedResponse {
   return { status, headers: [["Content-Type", "application/json"]], body: Buffer.from(text), noCache: false };

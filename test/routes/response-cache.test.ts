@@ -8,7 +8,8 @@ import express from "express";
 import type { AddressInfo } from "node:net";
 import { request as httpRequest, type Server } from "node:http";
 import { RestError, RestServer, type RestRequest } from "../../lib/routes";
-import { ResponseCache, type ComposedResponse } from "../../lib/routes/response-cache";
+import type { ComposedResponse } from "../../lib/routes/response";
+import { ResponseCache } from "../../lib/routes/response-cache";
 import { fakeAuthenticate } from "./helpers";
 
 interface Harness {

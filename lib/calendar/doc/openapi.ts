@@ -1,6 +1,6 @@
 import { buildOpenApi, type OpenApiDocument, type OpenApiValueSchema } from "../../routes/openapi";
 import type { JsonValue } from "../../routes/json";
-import type { RestRequest } from "../../routes/request";
+import type { RestRequest } from "../../routes/types";
 import type { RestServer } from "../../routes/server";
 import type { ArgSpec } from "../../routes/types";
 import { NAMESPACE } from "../shared/args";

@@ -11,7 +11,7 @@
 import type { EngineApi } from "../../engine-api";
 import type { RestError } from "../../routes/errors";
 import { RestError as Err } from "../../routes/errors";
-import type { RestRequest } from "../../routes/request";
+import type { RestRequest } from "../../routes/types";
 import type { FetchOptions } from "../../net/safe-fetch";
 import type { LoadedPost } from "../../posts/types";
 import type { ArgSpec, ArgsMap, ArgType, DocSchema } from "../../routes/types";

@@ -1,5 +1,5 @@
 import type { PostQuery } from "../../posts/types";
-import type { RestRequest } from "../../routes/request";
+import type { RestRequest } from "../../routes/types";
 import { CATEGORY, ORGANIZER_LINK, TAG, VENUE_LINK } from "../post-types";
 import { recordWants } from "../shared/context";
 import { EVENT_RELATIONS } from "./operations";

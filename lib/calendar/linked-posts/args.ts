@@ -2,7 +2,7 @@ import type { EngineApi } from "../../engine-api";
 import { sanitizeTitle } from "../../format/slug";
 import type { LoadedPost, PostStatus } from "../../posts/types";
 import { isWpInteger } from "../../routes/coerce";
-import type { RestRequest } from "../../routes/request";
+import type { RestRequest } from "../../routes/types";
 import type { ArgSpec, ArgsMap, ValidateResult } from "../../routes/types";
 import { EVENT } from "../post-types";
 import { isFilterableBy } from "../records/access";

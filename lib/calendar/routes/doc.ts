@@ -1,5 +1,5 @@
 import { READABLE } from "../../routes";
-import type { RestRequest } from "../../routes/request";
+import type { RestRequest } from "../../routes/types";
 import type { CalendarHost } from "../plugin";
 import { NAMESPACE } from "../shared/args";
 import { namespaceOpenApi } from "../doc/openapi";

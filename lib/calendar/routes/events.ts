@@ -10,7 +10,7 @@ import { sanitizeTitle } from "../../format/slug";
 import type { EngineApi } from "../../engine-api";
 import type { LoadedPost } from "../../posts/types";
 import { paginate, type Pagination } from "../../routes/pagination";
-import type { RestRequest } from "../../routes/request";
+import type { RestRequest } from "../../routes/types";
 import { RestResponse, rawResponse } from "../../routes/response";
 import { CREATABLE, DELETABLE, EDITABLE, READABLE, type ArgSpec, type ArgsMap, type PermissionCheck, type RestEndpoint } from "../../routes/types";
 import type { QueryValue } from "../../routes/urls";

@@ -3,7 +3,7 @@ import { sanitizeTitle } from "../../format/slug";
 import type { LoadedPost } from "../../posts/types";
 import { RestError } from "../../routes/errors";
 import { paginate } from "../../routes/pagination";
-import type { RestRequest } from "../../routes/request";
+import type { RestRequest } from "../../routes/types";
 import { RestResponse } from "../../routes/response";
 import type { QueryValue } from "../../routes/urls";
 import { CREATABLE, DELETABLE, EDITABLE, READABLE, type JsonObject as RouteJsonObject, type RestEndpoint } from "../../routes";

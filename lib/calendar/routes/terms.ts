@@ -1,6 +1,6 @@
 import { CREATABLE, DELETABLE, EDITABLE, READABLE, type JsonObject as RouteJsonObject, type RestEndpoint } from "../../routes";
 import { paginate } from "../../routes/pagination";
-import type { RestRequest } from "../../routes/request";
+import type { RestRequest } from "../../routes/types";
 import { RestResponse } from "../../routes/response";
 import type { QueryValue } from "../../routes/urls";
 import type { TermQuery } from "../../taxonomy/types";

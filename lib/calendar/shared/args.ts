@@ -1,5 +1,5 @@
 import type { ArgSpec } from "../../routes/types";
-import type { RestRequest } from "../../routes/request";
+import type { RestRequest } from "../../routes/types";
 import type { EngineApi } from "../../engine-api";
 import { parseApiDate } from "../../dates/strtotime";
 import { zoneForLuxon } from "../../dates/format";

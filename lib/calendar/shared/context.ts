@@ -1,4 +1,4 @@
-import type { RestRequest } from "../../routes/request";
+import type { RestRequest } from "../../routes/types";
 import type { EngineApi } from "../../engine-api";
 import type { LoadedPost } from "../../posts/types";
 import type { RecordContext, Related } from "../records/context";
