@@ -15,8 +15,7 @@ import type { FieldCondition, LinkCondition, PostQuery, PostStatus, TaxCondition
 import { POST_STATUSES } from "../../posts/types";
 import { isNumeric, isWpBoolean, isWpInteger, toWpBoolean } from "../../routes/coerce";
 import { RestError } from "../../routes/errors";
-import type { RestRequest } from "../../routes/request";
-import type { ArgSpec, ValidateResult } from "../../routes/types";
+import type { ArgSpec, RestRequest, ValidateResult } from "../../routes/types";
 import type { QueryValue } from "../../routes/urls";
 import type { CurrentUser } from "../../users/types";
 import { CATEGORY, EVENT, ORGANIZER, ORGANIZER_LINK, TAG, VENUE, VENUE_LINK } from "../post-types";
