@@ -48,7 +48,7 @@ interface Shared {
   registry: Registry;
   optionsCache: OptionsCache;
   clock: () => Date;
-  /** List totals reused while the database is unchanged (SQLite only; see db/revision.ts). */
+  /** Read results reused while the database is unchanged (SQLite and PostgreSQL; see db/revision.ts). */
   readCache: ReadCache;
   /** Whether the SQLite trigram search table is there (null: not looked yet). */
   searchIndex: boolean | null;
@@ -190,16 +190,16 @@ export class Engine implements EngineApi {
     return optimizeStorage(this.knex);
   }
 
-  /**
-   * @internal The cache of list totals, for reads outside a transaction
-   * (inside one, reads must see the transaction's own uncommitted writes and,
-   * on SQLite, must not wait for the connection the transaction holds).
-   */
   /** Closes what the read cache holds open (a SQLite file's revision connection). */
   releaseCaches(): Promise<void> {
     return this.shared.readCache.close();
   }
 
+  /**
+   * @internal The cache of list totals, for reads outside a transaction
+   * (inside one, reads must see the transaction's own uncommitted writes and,
+   * on SQLite, must not wait for the connection the transaction holds).
+   */
   get readCache(): ReadCache | null {
     return this.inTransaction || !this.shared.readCache.enabled ? null : this.shared.readCache;
   }

@@ -22,8 +22,7 @@ import { dialectOf } from "./target";
  * - kind 2: site-wide tags: `SITE_TAG` (options, users), `SLUGS_TAG`
  *   (a post appeared, disappeared or changed slug, status, type, language
  *   or translation group: what a lookup by slug or a translation
- *   substitution finds may have changed) and `EPOCH_TAG`.
- *
+ *   substitution finds may have changed) and `EPOCH_TAG`;
  * - kind 3: slug buckets (`slugTag`): a post with a slug in that bucket
  *   appeared, disappeared or changed slug, status, type, language or
  *   translation group. A lookup by slug depends on its bucket only, so a new
@@ -184,11 +183,10 @@ END;`,
     },
     {
       // Runs at commit (a deferred constraint trigger, below): SLUGS_TAG is
-      // one row every post create, delete and slug or status change bumps.
-      // Locked in the middle of a transaction, it made concurrent writers of
-      // different posts wait on each other while they held post and term rows,
-      // and PostgreSQL found deadlocks (parallel trashes and creates with one
-      // category). Locked last, at commit, nobody holding it waits for anything else.
+      // one row that every post create, delete and slug or status change
+      // bumps. Locked mid-transaction, it made writers of different posts
+      // wait on each other while holding post and term rows (deadlocks);
+      // locked last, at commit, whoever holds it waits for nothing else.
       name: "calpress_tag_slugs",
       body: `DECLARE t bigint := ${SLUGS_TAG};
 BEGIN

@@ -171,17 +171,18 @@ export function isReadStatement(sql: unknown): boolean {
   return /^\s*(select|explain)\b/i.test(sql) || /^\s*pragma\s+[a-z_]+\s*;?\s*$/i.test(sql);
 }
 
+/** The most posts `postsUnder` holds for one token: past it, the map starts again empty. */
+const MAX_SHARED_POSTS = 5000;
+
 /**
  * Results of read statements (list totals, list pages and the relations of
  * their posts), keyed by the statement and its bindings and valid for one
- * revision token. The totals matter most (COUNT(*) over every matching row,
- * tens of milliseconds at 100k events); a page read again while nothing
- * changed is served without its statements too. The cached rows are shared
- * and must be treated as read-only. Bounded by entries and by rows held:
- * least recently used first out.
+ * revision token. The totals matter most (COUNT(*) reads every matching
+ * row); a page read again while nothing changed is served without its
+ * statements too. The cached rows are shared and must be treated as
+ * read-only. Bounded by entries and by rows held: least recently used first
+ * out.
  */
-const MAX_SHARED_POSTS = 5000;
-
 export class ReadCache {
   private readonly entries = new Map<string, { token: string; value: unknown; size: number }>();
   private held = 0;
@@ -232,6 +233,11 @@ export class ReadCache {
     return this.revision.current();
   }
 
+  /** Whether `sharedToken` gives tokens (PostgreSQL). */
+  get sharesTokens(): boolean {
+    return this.revision.sharedAcrossProcesses;
+  }
+
   /**
    * The revision as every process on the database sees it, where there is
    * one (`null` elsewhere): on PostgreSQL the snapshot text alone. Without
@@ -240,11 +246,6 @@ export class ReadCache {
    * seen by no other connection. Two processes that read equal tokens have
    * seen the same committed data, so what one proved the other may reuse.
    */
-  /** Whether `sharedToken` gives tokens (PostgreSQL). */
-  get sharesTokens(): boolean {
-    return this.revision.sharedAcrossProcesses;
-  }
-
   async sharedToken(): Promise<string | null> {
     if (!this.revision.sharedAcrossProcesses) return null;
     const token = await this.revision.current();

@@ -8,7 +8,8 @@
  * treat as markup.
  */
 import sanitizeHtml from "sanitize-html";
-import { phpTrim, stripTags } from "./text";
+import { phpTrim } from "./php";
+import { stripTags } from "./strip-tags";
 
 /** Attributes WordPress's _wp_add_global_attributes() allows on every post tag. */
 const GLOBAL_ATTRIBUTES = [

@@ -8,7 +8,8 @@
  * WordPress works on UTF-8 bytes; the byte-level steps (the 200-byte limit,
  * percent-encoding) are done on a UTF-8 encoding of the string here too.
  */
-import { phpTrim, stripTags } from "./text";
+import { phpTrim } from "./php";
+import { stripTags } from "./strip-tags";
 
 const SLUG_MAX_BYTES = 200;
 

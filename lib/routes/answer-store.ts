@@ -13,9 +13,8 @@ import type { ComposedResponse } from "./response";
  * everyone asks for, for a second at a time; it cannot help with reads
  * spread over every event of a large site (a crawler, a calendar app
  * subscribing to single events, links from elsewhere), where each URL is
- * asked rarely and building its answer costs ~0.5 ms of CPU. This store
- * keeps such answers across requests and restarts, and proves each one
- * still good before it is sent:
+ * asked rarely. This store keeps such answers across requests and restarts,
+ * and proves each one still good before it is sent:
  *
  * - while building, the handler names the cache tags its answer shows
  *   (`RestRequest.dependsOn`: the post, its linked venue and organizers,
@@ -40,9 +39,10 @@ import type { ComposedResponse } from "./response";
  *   `_envelope` wraps in a 200), under a key of what the answer depends on
  *   (answer-key.ts): parameters the endpoint does not declare make no row.
  * - the file is bounded (`maxBytes`): when a store makes its answers take
- *   more, the oldest stored tenth is deleted in one statement. Their pages
- *   are reused by later answers, so the file stays near the bound; an
- *   evicted answer is built again (and stored again) when next asked.
+ *   more, the oldest stored tenth is deleted in one statement (and further
+ *   tenths until the pages in use are within the bound). Their pages are
+ *   reused by later answers, so the file stays near the bound; an evicted
+ *   answer is built again (and stored again) when next asked.
  *
  * It lives beside the database, not in it: storing an answer must not count
  * as a change of the data (it would defeat the revision tokens that the
@@ -73,8 +73,9 @@ export interface AnswerStoreOptions {
   readonly logger?: { error(message: string, error?: unknown): void };
   /**
    * The site's SQLite file, when the site is on SQLite, and its cache-tags
-   * table (lib/db/cache-tags.ts): the store attaches it and proves an answer in the statement that reads it (no revision
-   * token, nothing to update afterwards).
+   * table (lib/db/cache-tags.ts): the store attaches it and proves an answer
+   * in the statement that reads it (no revision token, nothing to update
+   * afterwards).
    */
   readonly attach?: { file: string; cacheTags: string };
 }
@@ -89,17 +90,16 @@ export interface BuiltAnswer {
 }
 
 /**
- * The default bound of a store file: 512 MiB. The store of every public
- * record of the 100k-event benchmark site, by ID and by slug, takes about
- * half of it (~1 kB an answer, deflated, with its key and tags), so a large
- * site keeps all its answers, while no traffic can make the file grow past it.
+ * The default bound of a store file: 512 MiB, about twice what every public
+ * record of a 100k-event site takes by ID and by slug, so a large site keeps
+ * all its answers, while no traffic can make the file grow past it.
  */
 export const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
 /** The share of the stored answers deleted, oldest first, when the bound is passed: eviction runs once per so many stores, not at each. */
 const EVICT_SHARE = 0.1;
 
 interface StoredRow {
-  /** Not read where the statement proves the answer itself (SELECT_VALID). */
+  /** Not read where the statement proves the answer itself (`selectValid`). */
   token?: string;
   tags?: string;
   status: number;
@@ -114,22 +114,17 @@ interface StoredRow {
  * Answers are rows of a rowid table keyed by a 53-bit hash of their key
  * (the key itself is compared too: a collision is a miss, and the later
  * answer replaces the earlier). A WITHOUT ROWID table keyed by the long key
- * text, as this was first, carries the rows in its own b-tree pages: a
- * fan-out of about four and a lookup of ~150 µs of CPU; the rowid tree
- * finds the same row in a few µs.
+ * text would carry the rows in its own b-tree pages, with a fan-out of about
+ * four: many more pages to read per lookup.
  *
  * Each answer (headers and body) is kept deflated against a preset
  * dictionary: the first answer of at least DICTIONARY_MIN bytes the store
  * kept (smaller ones share too little; answers kept before it are deflated
  * without one), which shares with every other the REST root, the field
- * names and most header values. A 5 kB event becomes ~0.7 kB (1.4 kB
- * without a dictionary) for ~20 µs of inflating per hit. Size is what decides the speed at scale: with 100k
- * events the uncompressed store was 1.3 GB, and a machine that reclaims
- * file pages left unread for a minute (this project's CI VMs page out such
- * memory proactively) turned a large share of hits into disk reads of ~1 ms
- * each; by-id hits at 100k ran at 2/3 of the speed they had at 10k, and at
- * the same speed once the file was back in memory. Several answers per 8 kB
- * page also make SQLite's own page cache cover several times more of them.
+ * names and most header values. The file's size decides the speed at
+ * scale: a machine that reclaims file pages left unread turns hits on a
+ * large file into disk reads, and several answers per 8 kB page make
+ * SQLite's own page cache cover several times more of them.
  */
 const SCHEMA = `
 DROP TABLE IF EXISTS answers;
@@ -161,7 +156,7 @@ const DICTIONARY_MIN = 3 * 1024;
  * SQLite alike). Two 32-bit multiply-xorshift lanes over the UTF-16 code
  * units: no cryptographic strength is needed (the key is compared too, a
  * collision only costs a miss), and unlike `createHash("md5")` it allocates
- * nothing, which mattered on the hit path (~3% of a stored hit's CPU).
+ * nothing on the hit path.
  */
 export function keyId(key: string): number {
   let h1 = 0xdeadbeef;
@@ -206,11 +201,8 @@ const WRITE_WAIT_MS = 50;
 /*
  * The store is read synchronously, with better-sqlite3, while the site's
  * own database goes through node-sqlite3 and knex. A read is a single
- * indexed row (a few µs when its pages are cached); through node-sqlite3's
- * thread pool the same read cost ~35 µs of hand-off and thread wake-ups
- * alone and, on a 2-core machine, competed with the event loop for the
- * cores: single events from the store went from ~3,000 to ~N requests a
- * second (see bench/README.md).
+ * indexed row, cheaper than the hand-off to node-sqlite3's thread pool,
+ * whose threads would also compete with the event loop for the cores.
  */
 type SqliteDatabase = import("better-sqlite3").Database;
 type SqliteStatement = import("better-sqlite3").Statement;
@@ -335,7 +327,7 @@ export class AnswerStore {
   async answer(key: string, build: () => Promise<BuiltAnswer>, peeked = false): Promise<ComposedResponse> {
     const id = keyId(key);
     if (this.options.attach !== undefined) {
-      // The statement itself proves the answer (see SELECT_VALID): no token needed.
+      // The statement itself proves the answer (see `selectValid`): no token needed.
       const valid = peeked ? undefined : this.read(id, key);
       const response = valid === undefined ? undefined : this.unpack(valid);
       if (response !== undefined) {

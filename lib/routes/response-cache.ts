@@ -3,9 +3,8 @@
  *
  * A public calendar is read far more than it is written, and most readers ask
  * the same few URLs (this month, the upcoming list, the category menu).
- * Building such an answer costs a dozen milliseconds of queries, records and
- * JSON; sending stored bytes costs what the bare HTTP stack costs. An answer
- * is reused only when
+ * Building such an answer takes queries, records and JSON; sending stored
+ * bytes costs what the bare HTTP stack costs. An answer is reused only when
  * - its endpoint opted in (`RestEndpoint.cache`: the answer depends on
  *   nothing but the URL, the database and the clock);
  * - the request is anonymous (the authenticator said so), a plain GET or

@@ -95,17 +95,17 @@ export type StoredSend = { readonly sent: true } | { readonly sent: false; reado
  *
  * The usual path (http.ts) reaches the store only after parsing the query,
  * matching the route, asking the authenticator and checking that the
- * endpoint stores its answers; for a stored single event that work cost as
- * much as reading and proving the answer. None of it is needed to find out
- * that there is nothing to do: a row for this exact key exists only if the
- * usual path stored it, i.e. the same path and query (answer-key.ts: every
+ * endpoint stores its answers: for a stored single event, as much work as
+ * reading and proving the answer. None of it is needed to find out that
+ * there is nothing to do: a row for this exact key exists only if the usual
+ * path stored it, i.e. the same path and query (answer-key.ts: every
  * parameter of this request is one the answer depends on, none is
  * `password` or `_method`) reached an endpoint with `store: true`
- * anonymously. What
- * remains to be checked here is what is not in the key: the method, no body,
- * no method override header, no credentials (`isAnonymous`, which must be
- * sure: an unsure request takes the usual path) and `If-Match` (left to the
- * usual path, which answers 412s). `If-None-Match` is answered here.
+ * anonymously. What remains to be checked here is what is not in the key:
+ * the method, no body, no method override header, no credentials
+ * (`isAnonymous`, which must be sure: an unsure request takes the usual
+ * path) and `If-Match` (left to the usual path, which answers 412s).
+ * `If-None-Match` is answered here.
  */
 export function sendStoredAnswer(table: RouteTable, req: Request, res: Response, root: string, path: string, query: ParamMap): StoredSend {
   const store = table.answerStore;

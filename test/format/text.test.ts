@@ -1,18 +1,12 @@
 import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
-import {
-  capitalPDangit,
-  convertChars,
-  plainText,
-  renderContent,
-  renderExcerpt,
-  renderTitle,
-  shortcodeUnautop,
-  stripTags,
-  wpautop,
-  wptexturize,
-} from "../../lib/format/text";
+import { wpautop } from "../../lib/format/autop";
+import { plainText } from "../../lib/format/plain-text";
+import { shortcodeUnautop } from "../../lib/format/shortcodes";
+import { stripTags } from "../../lib/format/strip-tags";
+import { capitalPDangit, convertChars, renderContent, renderExcerpt, renderTitle } from "../../lib/format/text";
+import { wptexturize } from "../../lib/format/texturize";
 
 interface TextCase {
   input: string;

@@ -19,6 +19,6 @@ export {
   type ReadAccess,
   type WriteOptions,
 } from "./operations";
-export { eventListParams, GEOLOC_RADIUS_KM, type EventListInput, type ListParam } from "./list-query";
+export { eventListParams, GEOLOC_RADIUS_KM, ListLookups, type EventListInput, type ListParam } from "./list-query";
 export { createArgs, updateFieldArgs, idArg, passwordArg, slugLookupArg } from "./args";
 export { WRITE_FIELDS, WRITE_RULES, type WriteField } from "./rules";

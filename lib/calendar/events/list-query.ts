@@ -15,7 +15,7 @@ import type { FieldCondition, LinkCondition, PostQuery, PostStatus, TaxCondition
 import { POST_STATUSES } from "../../posts/types";
 import { isNumeric, isWpBoolean, isWpInteger, toWpBoolean } from "../../routes/coerce";
 import { RestError } from "../../routes/errors";
-import type { ArgSpec, ValidateResult } from "../../routes/types";
+import type { ArgSpec, RestRequest, ValidateResult } from "../../routes/types";
 import type { QueryValue } from "../../routes/urls";
 import type { CurrentUser } from "../../users/types";
 import { CATEGORY, EVENT, ORGANIZER, ORGANIZER_LINK, TAG, VENUE, VENUE_LINK } from "../post-types";
@@ -59,8 +59,8 @@ export interface ListContext {
   /** The effective language L (languages.md §2.2). */
   language: string;
   input: EventListInput;
-  /** The request being answered, if any (see `memoised`). */
-  scope?: object;
+  /** The filter lookups of this call (shared with its argument validation, if any). */
+  lookups: ListLookups;
 }
 
 /** The query being built, and the effective arguments echoed in `rest_url` (calendar-api.md §3.1). */
@@ -110,49 +110,43 @@ function listItems(value: unknown): Array<string | number> {
 
 // ---------------------------------------------------------------- resolvers (shared by validation and the query)
 
-const lookups = new WeakMap<object, Map<string, Promise<unknown>>>();
+type Resolved = { ids: number[] } | { error: string };
 
 /**
- * A filter lookup once per request: argument validation resolves
+ * The filter lookups of one list call. Argument validation resolves
  * `categories`, `tags`, `venue` and `organizer` to check them, and the query
- * needs the same answer a moment later. Without a scope (an in-process
- * call) it simply runs.
+ * needs the same answers a moment later: both ask this object, which runs
+ * each lookup once. Made fresh for every call, as the answers depend on the
+ * user and on the data of that moment.
  */
-function memoised<T>(scope: object | undefined, key: string, run: () => Promise<T>): Promise<T> {
-  if (!scope) return run();
-  let map = lookups.get(scope);
-  if (!map) lookups.set(scope, (map = new Map()));
-  let found = map.get(key) as Promise<T> | undefined;
-  if (!found) {
-    found = run();
-    map.set(key, found);
+export class ListLookups {
+  private readonly answers = new Map<string, Promise<Resolved>>();
+
+  constructor(private readonly engine: EngineApi) {}
+
+  /** `resolveTermFilter`, once per taxonomy, language and value. */
+  terms(taxonomy: string, value: unknown, language: string): Promise<Resolved> {
+    return this.once(["terms", taxonomy, language, value], () => resolveTermFilter(this.engine, taxonomy, value, language));
   }
-  return found;
-}
 
-function lookupKey(...parts: unknown[]): string {
-  return JSON.stringify(parts);
-}
+  /** `resolvePostIds`, once per post type, value and user. */
+  posts(type: string, value: unknown, what: string, user: CurrentUser | null): Promise<Resolved> {
+    return this.once(["posts", type, what, value, user?.id ?? 0], () => resolvePostIds(this.engine, type, value, what, user));
+  }
 
-/** Each item an existing term of the taxonomy, by ID (numeric items) or slug (in L first). */
-export function resolveTermFilterFor(scope: object | undefined, engine: EngineApi, taxonomy: string, value: unknown, language: string): Promise<{ ids: number[] } | { error: string }> {
-  return memoised(scope, lookupKey("terms", taxonomy, language, value), () => resolveTermFilter(engine, taxonomy, value, language));
-}
-
-/** `resolvePostIds` once per request. */
-export function resolvePostIdsFor(
-  scope: object | undefined,
-  engine: EngineApi,
-  type: string,
-  value: unknown,
-  what: string,
-  user: CurrentUser | null,
-): Promise<{ ids: number[] } | { error: string }> {
-  return memoised(scope, lookupKey("posts", type, what, value, user?.id ?? 0), () => resolvePostIds(engine, type, value, what, user));
+  private once(parts: unknown[], run: () => Promise<Resolved>): Promise<Resolved> {
+    const key = JSON.stringify(parts);
+    let found = this.answers.get(key);
+    if (!found) {
+      found = run();
+      this.answers.set(key, found);
+    }
+    return found;
+  }
 }
 
 /** Each item an existing term of the taxonomy, by ID (numeric items) or slug (in L first). */
-export async function resolveTermFilter(engine: EngineApi, taxonomy: string, value: unknown, language: string): Promise<{ ids: number[] } | { error: string }> {
+export async function resolveTermFilter(engine: EngineApi, taxonomy: string, value: unknown, language: string): Promise<Resolved> {
   const ids: number[] = [];
   const items = listItems(value);
   const numeric = items.filter((i): i is number => typeof i === "number");
@@ -169,7 +163,7 @@ export async function resolveTermFilter(engine: EngineApi, taxonomy: string, val
  * Each item numeric and the ID of a post of the type that the user may
  * read (records/access.ts): a hidden one fails exactly as a missing one.
  */
-export async function resolvePostIds(engine: EngineApi, type: string, value: unknown, what: string, user: CurrentUser | null): Promise<{ ids: number[] } | { error: string }> {
+export async function resolvePostIds(engine: EngineApi, type: string, value: unknown, what: string, user: CurrentUser | null): Promise<Resolved> {
   const items = listItems(value);
   const ids: number[] = [];
   for (const item of items) {
@@ -257,8 +251,10 @@ function coordinateProblem(value: unknown, axis: "lat" | "lng"): string | null {
 /**
  * The rows in the original's declaration order (which is also the order of
  * the namespace index and of the effective query in `rest_url`).
+ * `lookupsOf` gives the filter validators the lookups of the list call that
+ * will answer the request (by default, fresh ones: nothing shared).
  */
-export function eventListParams(engine: EngineApi): ListParam[] {
+export function eventListParams(engine: EngineApi, lookupsOf: (req: RestRequest) => ListLookups = () => new ListLookups(engine)): ListParam[] {
   const paging = pageArgs(engine, "events");
   const dateArg = (description: string, defaultValue?: (now: DateTime, zone: string) => string): ArgSpec => ({
     description,
@@ -274,13 +270,13 @@ export function eventListParams(engine: EngineApi): ListParam[] {
     items: { type: "integer" },
     docType: { type: "array", items: { type: "integer" } },
     validate: async (value, req) =>
-      asValidateResult(await resolveTermFilterFor(req, engine, taxonomy, value, await languageOf(engine, req.params.i18n_language))),
+      asValidateResult(await lookupsOf(req).terms(taxonomy, value, await languageOf(engine, req.params.i18n_language))),
   });
   const linkArg = (type: string, what: string, description: string): ArgSpec => ({
     description,
     items: { type: "integer" },
     docType: { type: "array", items: { type: "integer" } },
-    validate: async (value, req) => asValidateResult(await resolvePostIdsFor(req, engine, type, value, what, req.user)),
+    validate: async (value, req) => asValidateResult(await lookupsOf(req).posts(type, value, what, req.user)),
   });
   const coordinateArg = (axis: "lat" | "lng"): ArgSpec => {
     const partner = axis === "lat" ? "geoloc_lng" : "geoloc_lat";
@@ -332,7 +328,7 @@ export function eventListParams(engine: EngineApi): ListParam[] {
       name: "categories",
       arg: termArg(CATEGORY, "Events in any of these event categories (IDs or slugs, a list or comma-separated)."),
       apply: async (value, draft, ctx) => {
-        const r = await resolveTermFilterFor(ctx.scope, ctx.engine, CATEGORY, value, ctx.language);
+        const r = await ctx.lookups.terms(CATEGORY, value, ctx.language);
         if ("error" in r) fail("categories", r.error);
         if (r.ids.length === 0) return;
         // An ID stands for its whole translation group (languages.md §2.4).
@@ -344,7 +340,7 @@ export function eventListParams(engine: EngineApi): ListParam[] {
       name: "tags",
       arg: termArg(TAG, "Events with any of these tags (IDs or slugs, a list or comma-separated)."),
       apply: async (value, draft, ctx) => {
-        const r = await resolveTermFilterFor(ctx.scope, ctx.engine, TAG, value, ctx.language);
+        const r = await ctx.lookups.terms(TAG, value, ctx.language);
         if ("error" in r) fail("tags", r.error);
         if (r.ids.length === 0) return;
         draft.query.tax.push({ taxonomy: TAG, terms: r.ids, operator: "IN", translations: true });
@@ -355,7 +351,7 @@ export function eventListParams(engine: EngineApi): ListParam[] {
       name: "venue",
       arg: linkArg(VENUE, "venue", "Events at any of these venues (IDs, a list or comma-separated)."),
       apply: async (value, draft, ctx) => {
-        const r = await resolvePostIdsFor(ctx.scope, ctx.engine, VENUE, value, "venue", ctx.user);
+        const r = await ctx.lookups.posts(VENUE, value, "venue", ctx.user);
         if ("error" in r) fail("venue", r.error);
         if (r.ids.length === 0) return;
         draft.query.links.push({ relation: VENUE_LINK, to: r.ids, translations: true });
@@ -366,7 +362,7 @@ export function eventListParams(engine: EngineApi): ListParam[] {
       name: "organizer",
       arg: linkArg(ORGANIZER, "organizer", "Events with any of these organizers (IDs, a list or comma-separated)."),
       apply: async (value, draft, ctx) => {
-        const r = await resolvePostIdsFor(ctx.scope, ctx.engine, ORGANIZER, value, "organizer", ctx.user);
+        const r = await ctx.lookups.posts(ORGANIZER, value, "organizer", ctx.user);
         if ("error" in r) fail("organizer", r.error);
         if (r.ids.length === 0) return;
         draft.query.links.push({ relation: ORGANIZER_LINK, to: r.ids, translations: true });

@@ -48,7 +48,7 @@ import {
   invalidParam,
 } from "./errors";
 import { newTermBudget, parseLinkedValue, resolveLinkedRefs, resolveTermIds, termItems, termLockParts, type LinkedRef, type TermItems } from "./linked";
-import { applyDateBounds, clampPerPage, eventListParams, type EventListInput, type ListContext, type ListDraft, type ListParam } from "./list-query";
+import { applyDateBounds, clampPerPage, eventListParams, ListLookups, type EventListInput, type ListContext, type ListDraft, type ListParam } from "./list-query";
 import { FLAG_FIELDS, REQUIRED_ON_CREATE, WRITE_FIELDS, WRITE_RULES, WRITE_SANITIZERS } from "./rules";
 import { checkAuthorAssignment } from "../shared/author";
 
@@ -224,8 +224,8 @@ export async function listEvents(
   user: CurrentUser | null,
   opts: {
     language?: string;
-    /** The request, when the route calls: filters its argument validation already resolved are not looked up again. */
-    scope?: object;
+    /** The filter lookups of this call, when its argument validation already used them (the route); default: fresh ones. */
+    lookups?: ListLookups;
     /** What to load the events with (default EVENT_RELATIONS; `{}` none), see ./relations.ts. */
     relations?: NonNullable<PostQuery["with"]>;
   } = {},
@@ -254,7 +254,7 @@ export async function listEvents(
     },
     echo: {},
   };
-  const ctx: ListContext = { engine, user, language, input, scope: opts.scope };
+  const ctx: ListContext = { engine, user, language, input, lookups: opts.lookups ?? new ListLookups(engine) };
   const params = listParamsOf(engine);
   for (const param of params) {
     const value = input[param.name];

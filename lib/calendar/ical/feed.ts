@@ -10,7 +10,7 @@
  */
 import { ICalCalendar, type ICalEventData, type ICalLocation, type ICalOrganizer } from "ical-generator";
 import { DateTime } from "luxon";
-import { plainText } from "../../format/text";
+import { plainText } from "../../format/plain-text";
 import type { Json, JsonObject } from "../records/context";
 import { str } from "../records/common";
 import { hasVtimezone, vtimezoneGenerator } from "./vtimezone";

@@ -5,11 +5,11 @@ import type { JsonObject, RecordContext } from "./context";
 /**
  * Embedded venue and organizer records, kept with the shared post objects
  * they were built from (`posts.getShared`): a site's few thousand venues and
- * organizers are embedded by every event, and building one costs as much as
- * a quarter of a single-event read. A shared post object is replaced by a
- * new one once the database changes, so a kept record never outlives its
- * data; everything it holds besides the post comes from the same revision
- * (its image) or the request's site URLs, which are part of the key.
+ * organizers are embedded by every event, and building one is a sizeable
+ * part of a single-event read. A shared post object is replaced by a new one
+ * once the database changes, so a kept record never outlives its data;
+ * everything it holds besides the post comes from the same revision (its
+ * image) or the request's site URLs, which are part of the key.
  *
  * Kept only where the record is the same for every reader: no password
  * (access then depends on who asks) and not a single read (embedded records

@@ -1,5 +1,5 @@
 import type { LoadedPost } from "../../posts/types";
-import { plainText } from "../../format/text";
+import { plainText } from "../../format/plain-text";
 import { dateDetails, isoWithOffset, timezoneAbbrAt, utcSqlMillis, zoneForLuxon } from "../../dates/format";
 import { CATEGORY, ORGANIZER_LINK, TAG, VENUE_LINK } from "../post-types";
 import { formatCost, normaliseCostInput } from "../cost";

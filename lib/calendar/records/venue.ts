@@ -1,5 +1,5 @@
 import type { LoadedPost } from "../../posts/types";
-import { plainText } from "../../format/text";
+import { plainText } from "../../format/plain-text";
 import { wanted, type JsonObject, type RecordContext } from "./context";
 import { globalIds, omitEmpty, postHeader, renderedTexts, str } from "./common";
 import { imageRecord } from "./image";

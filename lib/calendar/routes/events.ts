@@ -23,7 +23,8 @@ import { NAMESPACE, requestLanguage } from "../shared/args";
 import { nameLoadedPost, recordContext, recordWants, type RecordContextOptions } from "../shared/context";
 import { createArgs, eventBySlugForRequest, idArg, passwordArg, slugLookupArg, updateFieldArgs } from "../events/args";
 import { invalidParam } from "../events/errors";
-import { eventListParams, type EventListInput } from "../events/list-query";
+import type { DateValue } from "../events/dates";
+import { eventListParams, ListLookups, type EventListInput } from "../events/list-query";
 import {
   createEvent,
   eventCaps,
@@ -63,6 +64,58 @@ function readAccess(req: RestRequest): ReadAccess {
   // `password` and `context` are honoured even where they are not declared (rest-conventions.md §2).
   const password = req.params.password;
   return { password: typeof password === "string" && password !== "" ? password : undefined, editContext: req.params.context === "edit" };
+}
+
+type Reader<T> = (value: unknown) => T | undefined;
+const asNumber: Reader<number> = (v) => (typeof v === "number" ? v : undefined);
+const asBoolean: Reader<boolean> = (v) => (typeof v === "boolean" ? v : undefined);
+const asString: Reader<string> = (v) => (typeof v === "string" ? v : undefined);
+const asDate: Reader<DateValue> = (v) => (typeof v === "string" || typeof v === "number" ? v : undefined);
+const asCoordinate: Reader<number | string> = (v) => (typeof v === "number" || typeof v === "string" ? v : undefined);
+const asIs: Reader<unknown> = (v) => v;
+
+/**
+ * Each list argument as the route's validation leaves it (integers and
+ * booleans coerced, dates, coordinates and `strict_dates` checked), read as
+ * its `EventListInput` type; the lists stay as sent, for the operation parses
+ * them. A reader never drops a value that passed validation.
+ */
+const LIST_INPUT: { readonly [K in keyof Required<EventListInput>]: Reader<Required<EventListInput>[K]> } = {
+  page: asNumber,
+  per_page: asNumber,
+  start_date: asDate,
+  end_date: asDate,
+  starts_before: asDate,
+  starts_after: asDate,
+  ends_before: asDate,
+  ends_after: asDate,
+  strict_dates: asString,
+  search: asString,
+  categories: asIs,
+  tags: asIs,
+  venue: asIs,
+  organizer: asIs,
+  featured: asBoolean,
+  status: asIs,
+  include: asIs,
+  post_parent: asNumber,
+  geoloc: asBoolean,
+  geoloc_lat: asCoordinate,
+  geoloc_lng: asCoordinate,
+  ticketed: asBoolean,
+};
+
+/** The list input of a validated request: the sent arguments, and the page and page size, which always have a value (defaults included). */
+function listInput(req: RestRequest, names: readonly (keyof EventListInput)[]): EventListInput {
+  const input: EventListInput = {};
+  const read = <K extends keyof EventListInput>(name: K): void => {
+    const value = LIST_INPUT[name](req.params[name]);
+    if (value !== undefined) input[name] = value;
+  };
+  for (const name of names) if (req.isSent(name)) read(name);
+  read("page");
+  read("per_page");
+  return input;
 }
 
 /** The sent write fields (defaults are not "sent": omitted fields keep or reset as §4.8 says). */
@@ -115,7 +168,15 @@ function itemPermission(engine: EngineApi, lookup: (req: RestRequest) => Promise
 
 export function registerEventRoutes(host: CalendarHost): void {
   const { engine, rest } = host;
-  const listParams = eventListParams(engine);
+  /** The filter lookups of the list call answering a request: its argument validation and the call share them. */
+  const listLookups = new WeakMap<RestRequest, ListLookups>();
+  const lookupsOf = (req: RestRequest): ListLookups => {
+    let lookups = listLookups.get(req);
+    if (!lookups) listLookups.set(req, (lookups = new ListLookups(engine)));
+    return lookups;
+  };
+  const listParams = eventListParams(engine, lookupsOf);
+  const listNames = listParams.map((p) => p.name);
   const listArgs: ArgsMap = Object.fromEntries(listParams.map((p) => [p.name, p.arg]));
   const fieldArgs = updateFieldArgs(engine, host.fetch);
 
@@ -124,15 +185,10 @@ export function registerEventRoutes(host: CalendarHost): void {
    * `json`: the JSON list, whose records may carry JSON-LD (`json_ld=1`) and are built for its `_fields`.
    */
   const listPage = async (req: RestRequest, collection: string, json?: { jsonLd: boolean }): Promise<{ records: JsonObject[]; paging: Pagination }> => {
-    const input: Record<string, unknown> = {};
-    for (const { name } of listParams) if (req.isSent(name)) input[name] = req.params[name];
-    // Paging always has a value (defaults included).
-    input.page = req.params.page;
-    input.per_page = req.params.per_page;
     const language = await requestLanguage(req, engine);
     const fieldsAt = json === undefined ? undefined : "events";
     const relations = eventRelations(recordWants(req, fieldsAt), json?.jsonLd === true);
-    const result = await listEvents(engine, input as EventListInput, req.user, { language, scope: req, relations });
+    const result = await listEvents(engine, listInput(req, listNames), req.user, { language, lookups: lookupsOf(req), relations });
     const query: Record<string, QueryValue> = { ...result.query };
     // languages.md §2.4: the links keep an explicit language.
     if (req.isSent("i18n_language")) query.i18n_language = String(req.params.i18n_language);
