@@ -630,7 +630,7 @@ export class Posts implements PostsApi {
     // in order and stops after the page (~0.2 ms; ~1 ms where one event in
     // forty matches). Not for id lists and search-narrowed pages, which are
     // small sets best read by id.
-    if (this.e.dialect === "sqlite" && indexOrder && !unlimited && !narrowRows && query.ids === undefined) {
+    if (this.e.dialect.prefersIndexOrderedPages && indexOrder && !unlimited && !narrowRows && query.ids === undefined) {
       rowsQb.from(this.k.raw("?? as ?? not indexed", [this.e.tables.posts, "p"]));
     }
     const joins = built.selectFields(rowsQb);
@@ -1186,7 +1186,7 @@ export class Posts implements PostsApi {
       // order even without planner statistics, which otherwise may walk
       // every published event for each venue (seconds at 100k events).
       const sub = k(`${this.e.tables.postLinks} as pl`);
-      if (this.e.dialect === "sqlite") sub.crossJoin(`${this.e.tables.posts} as lp`, "lp.id", "pl.from_id");
+      if (this.e.dialect.needsJoinOrderHints) sub.crossJoin(`${this.e.tables.posts} as lp`, "lp.id", "pl.from_id");
       else sub.join(`${this.e.tables.posts} as lp`, "lp.id", "pl.from_id");
       sub.select(k.raw("1")).where("pl.to_id", k.ref("p.id")).where("pl.relation", cond.relation).where("lp.type", byType.name);
       if (by.status) sub.whereIn("lp.status", by.status);
@@ -1273,7 +1273,7 @@ export class Posts implements PostsApi {
     if (!isStoredId(id)) throw new EngineError("not_found", `no post ${id}`, { id });
     const q = this.k(this.e.tables.posts).where({ id });
     // Row lock against a concurrent update of the same post (SQLite serialises writers anyway).
-    if (forUpdate && this.e.inTransaction && this.e.dialect !== "sqlite") q.forUpdate();
+    if (forUpdate && this.e.inTransaction && !this.e.dialect.serialisesWriters) q.forUpdate();
     const row: PostRow | undefined = await q.first();
     if (!row) throw new EngineError("not_found", `no post ${id}`, { id });
     return row;
@@ -1432,7 +1432,7 @@ export class Posts implements PostsApi {
    * SQLite runs one writer at a time: nothing to do.
    */
   private async lockTermsBeforePost(id: number, more: readonly number[]): Promise<void> {
-    if (this.e.dialect === "sqlite" || !this.e.inTransaction || !isStoredId(id)) return;
+    if (this.e.dialect.serialisesWriters || !this.e.inTransaction || !isStoredId(id)) return;
     await this.e.terms.lockIn([...(await this.termIdsOf(id)), ...more]);
   }
 

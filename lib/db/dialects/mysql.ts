@@ -1,0 +1,59 @@
+import type { Dialect } from "./types";
+
+/**
+ * MariaDB/MySQL: concurrent writers lock rows; a failed statement is rolled
+ * back alone; tables are InnoDB, utf8mb4 with a binary collation (so text
+ * sorts by code point). No RETURNING, no cache-tag triggers yet and no cheap
+ * commit counter: nothing is cached or stored by revision there. MariaDB has
+ * no n-gram parser, and a FULLTEXT index finds whole words or word prefixes
+ * only, which cannot narrow a substring search without losing matches:
+ * search scans.
+ */
+export const mysql: Dialect = {
+  name: "mysql",
+  matchesClient: (client) => client.includes("mysql"),
+
+  optimizeStorage: async () => undefined,
+  filePath: () => null,
+  hasSchemas: false,
+
+  serialisesWriters: false,
+  // A savepoint would only add round trips (and lose the original error if a deadlock has already rolled the transaction back).
+  errorAbortsTransaction: false,
+  lockRowsKeepingKeys: (q) => void q.forUpdate(),
+  // REPEATABLE READ answers plain reads from the transaction's first snapshot; a locking read sees the latest committed row.
+  readLatestCommitted: (q) => void q.forShare(),
+
+  hasReturning: false,
+  codePointCollation: "",
+  booleanLiteral: (value) => (value ? "1" : "0"),
+  rawRows: <T>(result: unknown) => (result as [T[], unknown])[0],
+
+  prefersIndexOrderedPages: false,
+  needsJoinOrderHints: false,
+
+  // TEXT stops at 64 KiB; post content may be longer.
+  longText: (t, name) => t.text(name, "mediumtext"),
+  configureTable(t) {
+    t.engine("InnoDB");
+    t.charset("utf8mb4");
+    t.collate("utf8mb4_bin");
+  },
+  async indexExists(k, _tables, table, index) {
+    const r = await k.raw("select 1 from information_schema.statistics where table_schema = database() and table_name = ? and index_name = ?", [table, index]);
+    return (r as unknown[][])[0].length > 0;
+  },
+  cacheTagTriggers: null,
+  searchIndex: null,
+
+  revisionSource: () => null,
+
+  withBulkSettings: (_k, work) => work(),
+  async firstFreeId(k, _tables, table) {
+    // AUTO_INCREMENT moves past explicit ids by itself.
+    const max: { m?: number | null } | undefined = await k(table).max({ m: "id" }).first();
+    return Number(max?.m ?? 0) + 1;
+  },
+  afterExplicitIds: async () => undefined,
+  analyzeAfterBulk: async () => undefined,
+};
