@@ -6,8 +6,8 @@ import type { Dialect } from "./types";
 
 export type { CacheTagTriggers, Dialect, DialectName, RevisionSource, SearchIndex } from "./types";
 
-/** Every database calpress runs on (see ./types.ts for how to add one). */
-const DIALECTS: readonly Dialect[] = [postgres, mysql, sqlite];
+/** Every database calpress runs on (see ./types.ts for how to add one); SQLite last, as it takes any path without a URL scheme. */
+export const DIALECTS: readonly Dialect[] = [postgres, mysql, sqlite];
 
 /** The dialect a knex `client` name speaks, if calpress knows it. */
 export function dialectOfClient(client: string): Dialect | undefined {

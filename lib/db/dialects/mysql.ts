@@ -1,4 +1,28 @@
+import type { Knex } from "knex";
 import type { Dialect } from "./types";
+
+/** `mysql://` or `mariadb://user:password@host:port/database`. */
+function configFromTarget(target: string): Knex.Config | null {
+  if (!/^(mysql|mariadb):\/\//i.test(target)) return null;
+  // mysql2 only knows the mysql scheme; MariaDB speaks the same protocol.
+  const url = new URL(target.replace(/^mariadb:/i, "mysql:"));
+  return {
+    client: "mysql2",
+    connection: {
+      host: url.hostname,
+      port: url.port ? Number(url.port) : 3306,
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      database: decodeURIComponent(url.pathname.replace(/^\//, "")),
+      charset: "utf8mb4",
+      timezone: "Z",
+      // Dates travel as the strings we stored: no driver time-zone guessing.
+      dateStrings: true,
+      supportBigNumbers: true,
+    },
+    pool: { min: 0, max: 10 },
+  };
+}
 
 /**
  * MariaDB/MySQL: concurrent writers lock rows; a failed statement is rolled
@@ -12,6 +36,8 @@ import type { Dialect } from "./types";
 export const mysql: Dialect = {
   name: "mysql",
   matchesClient: (client) => client.includes("mysql"),
+  configFromTarget,
+  optionalDriver: { pkg: "mysql2", clients: ["mysql2"], database: "MariaDB/MySQL" },
 
   optimizeStorage: async () => undefined,
   filePath: () => null,

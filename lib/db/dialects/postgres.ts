@@ -269,6 +269,8 @@ async function firstFreeId(k: Knex, _tables: Tables, table: string): Promise<num
 export const postgres: Dialect = {
   name: "postgres",
   matchesClient: (client) => client.includes("pg") || client.includes("postgres"),
+  configFromTarget: (target) => (/^postgres(ql)?:\/\//i.test(target) ? { client: "pg", connection: target, pool: { min: 0, max: 10 } } : null),
+  optionalDriver: { pkg: "pg", clients: ["pg", "postgres", "postgresql"], database: "PostgreSQL" },
 
   optimizeStorage: async () => undefined,
   filePath: () => null,

@@ -1,10 +1,39 @@
 import path from "node:path";
 import type { Knex } from "knex";
 import { POST_OWNED, SITE_TABLES, SITE_TAG, SLUGS_TAG, slugBucketSql } from "../cache-tags";
+import { DbTargetError } from "../errors";
 import { recordCreated } from "../ownership";
 import { quoted, TABLE_BASES, type Tables } from "../tables";
 import { setUpSqliteConnection } from "./sqlite-connection";
 import type { CacheTagTriggers, Dialect, RevisionSource, SearchIndex } from "./types";
+
+/** Connections to a SQLite file (see configFromTarget). */
+const FILE_CONNECTIONS = 3;
+
+/**
+ * A path, `:memory:` or `sqlite:<path>`; null for any other URL scheme. Paths
+ * are resolved against the working directory so that the CLI and a host
+ * agree on the file.
+ */
+function configFromTarget(target: string): Knex.Config | null {
+  let file = target;
+  if (/^sqlite:/i.test(target)) file = target.slice("sqlite:".length).replace(/^\/\/(?=\/)/, "");
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(file)) return null;
+  if (file === "") throw new DbTargetError("empty SQLite path");
+  const filename = file === ":memory:" ? ":memory:" : path.resolve(file);
+  return {
+    client: "sqlite3",
+    connection: { filename },
+    useNullAsDefault: true,
+    // An in-memory database exists once per connection: one connection.
+    // A file in WAL mode: several, so that reads run side by side (each
+    // sees the last commit) instead of queueing behind each other and behind
+    // a writer on one connection. Writers still take turns: every
+    // transaction begins IMMEDIATE (./sqlite-connection.ts), and SQLite's busy
+    // timeout queues the others.
+    pool: filename === ":memory:" ? { min: 1, max: 1 } : { min: 1, max: FILE_CONNECTIONS },
+  };
+}
 
 /** The `filename` of the knex connection config (the one place calpress reads knex's connection settings). */
 function connectionFilename(k: Knex): string | null {
@@ -282,6 +311,8 @@ const searchIndex: SearchIndex = {
 export const sqlite: Dialect = {
   name: "sqlite",
   matchesClient: (client) => client.includes("sqlite"),
+  configFromTarget,
+  optionalDriver: null,
 
   setUpConnection: setUpSqliteConnection,
   /**

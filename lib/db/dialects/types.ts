@@ -11,8 +11,8 @@ import type { Tables } from "../tables";
  * To add a database: write `lib/db/dialects/<name>.ts` exporting one object
  * that implements `Dialect` (the other three files show every member), add
  * its name to `DialectName` and the object to `DIALECTS` in ./index.ts.
- * Nothing outside lib/db changes. (Its `<target>` URL scheme, if the CLI is
- * to accept one, goes in ../target.ts; an optional driver in ../drivers.ts.)
+ * Nothing outside lib/db/dialects changes: its `<target>` URL scheme, driver
+ * package, schema details, locking and triggers are all members here.
  */
 export type DialectName = "sqlite" | "postgres" | "mysql";
 
@@ -21,6 +21,10 @@ export interface Dialect {
   readonly name: DialectName;
   /** Whether a knex `client` name (`sqlite3`, `pg`, `mysql2`…) speaks this dialect. */
   matchesClient(client: string): boolean;
+  /** The knex config for a trimmed, non-empty `<target>` string (CONTRACT §3) in this dialect's URL scheme; null: not this dialect's. */
+  configFromTarget(target: string): Knex.Config | null;
+  /** The driver a host installs itself (an optional peer dependency, lib/db/drivers.ts), with the knex clients that load it; null: calpress depends on it. */
+  readonly optionalDriver: { pkg: string; clients: readonly string[]; database: string } | null;
 
   // ---------------------------------------------------------------- connections and storage
 
