@@ -17,15 +17,16 @@ import type { Tables } from "./tables";
  * the versions again, inside the transaction, before anything else, and
  * fails with 412 when one moved. Nothing is written then.
  *
- * - Where writers run concurrently (PostgreSQL): the versions are read `FOR UPDATE` (their rows created at
- *   version 0 first, so that a tag first bumped by a concurrent, still open
- *   transaction makes us wait too). A concurrent writer of the same resource
- *   holds those rows until it commits; we wait, then see its bump.
- * - Where writers are serialised (SQLite): every statement of a process runs on one connection, so no
- *   other write of this process can come between the read and the write;
- *   another process's commit after the read makes our first write fail
- *   with SQLITE_BUSY, and the engine runs the transaction again (guard
- *   included).
+ * - Where writers run concurrently (PostgreSQL): the versions are read
+ *   `FOR UPDATE` (their rows created at version 0 first, so that a tag first
+ *   bumped by a concurrent, still open transaction makes us wait too). A
+ *   concurrent writer of the same resource holds those rows until it
+ *   commits; we wait, then see its bump.
+ * - Where writers are serialised (SQLite, `Dialect.serialisesWriters`):
+ *   every statement of a process runs on one connection, so no other write
+ *   of this process can come between the read and the write; another
+ *   process's commit after the read makes our first write fail with
+ *   SQLITE_BUSY, and the engine runs the transaction again (guard included).
  * - MariaDB/MySQL: no triggers keep the tags (cache-tags.ts): no guard, the
  *   check-then-write window stays (documented in the README).
  */
