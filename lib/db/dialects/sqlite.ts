@@ -350,7 +350,7 @@ export const sqlite: Dialect = {
   cacheTagTriggers: tagTriggers,
   searchIndex,
 
-  revisionSource: (k) => revisionSource(k),
+  revisionSource,
 
   withBulkSettings,
   async firstFreeId(k, tables, table) {
