@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import type { Dialect } from "./db/target";
+import type { Dialect } from "./db/dialects";
 import type { Tables } from "./db/tables";
 import type { CurrentUser, RoleName } from "./users/types";
 import type { LoadedPost, Post, PostInput, PostPage, PostPatch, PostQuery, PostTypeConfig } from "./posts/types";
@@ -13,6 +13,7 @@ import type { Term, TermInput, TermPage, TermPatch, TermQuery, TaxonomyConfig } 
  */
 export interface EngineApi {
   readonly knex: Knex;
+  /** What the database can do (lib/db/dialects/types.ts); code outside lib/db asks it rather than compare database names. */
   readonly dialect: Dialect;
   /** The names of calpress's tables (table prefix, PostgreSQL schema): `engine.knex(engine.tables.posts)`. */
   readonly tables: Tables;

@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import type { ReadCache } from "./db/revision";
 import type { Tables } from "./db/tables";
-import type { Dialect } from "./db/target";
+import type { Dialect } from "./db/dialects";
 import type { Change } from "./hooks/types";
 import type { Options } from "./options/options";
 import type { Registry } from "./posts/registry";

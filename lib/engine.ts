@@ -1,13 +1,12 @@
 import type { Knex } from "knex";
 import { openDb, optimizeStorage } from "./db/connect";
-import { coreTables, migrateCore } from "./db/migrations";
-import { migrateCacheTags, migrateFieldTableTags } from "./db/cache-tags";
+import { dialectFor, type Dialect } from "./db/dialects";
+import { coreTables, migrateCacheTags, migrateCore, migrateFieldTableTags } from "./db/migrations";
 import { checkOwnership } from "./db/ownership";
 import { tableNames, TableNameError, type Tables } from "./db/tables";
 import { DataRevision, ReadCache } from "./db/revision";
 import { checkWriteGuard, currentWriteGuard } from "./db/write-guard";
-import { searchTables, sqliteSearchIndexReady } from "./db/search-index";
-import { DbOption, Dialect, dialectOf } from "./db/target";
+import type { DbOption } from "./db/target";
 import type { EngineApi } from "./engine-api";
 import { isRetryableTransactionError } from "./engine-errors";
 import { Options, OptionsCache } from "./options/options";
@@ -50,7 +49,7 @@ interface Shared {
   clock: () => Date;
   /** Read results reused while the database is unchanged (SQLite and PostgreSQL; see db/revision.ts). */
   readCache: ReadCache;
-  /** Whether the SQLite trigram search table is there (null: not looked yet). */
+  /** Whether the search index table the query can join is there (null: not looked yet). */
   searchIndex: boolean | null;
   /** Where committed changes go (lib/hooks). */
   hooks: HookBus;
@@ -76,6 +75,7 @@ const MAX_WRITE_ATTEMPTS = 8;
  */
 export class Engine implements EngineApi {
   readonly knex: Knex;
+  /** What the database can do (lib/db/dialects): the one place its differences are decided. */
   readonly dialect: Dialect;
   /** The names of calpress's tables in this database (`knex(engine.tables.posts)`). */
   readonly tables: Tables;
@@ -90,8 +90,8 @@ export class Engine implements EngineApi {
   private readonly shared: Shared;
 
   constructor(knex: Knex, options: EngineOptions = {}, parent?: Engine) {
-    const dialect = dialectOf(knex);
-    if (!parent && options.schema !== undefined && dialect !== "postgres") throw new TableNameError("schema is for PostgreSQL databases");
+    const dialect = parent ? parent.dialect : dialectFor(knex);
+    if (!parent && options.schema !== undefined && !dialect.hasSchemas) throw new TableNameError("schema is for PostgreSQL databases");
     const tables = parent ? parent.tables : tableNames(options.tablePrefix, options.schema ?? null);
     this.shared = parent
       ? parent.shared
@@ -102,7 +102,7 @@ export class Engine implements EngineApi {
           registry: new Registry(tables),
           optionsCache: new OptionsCache(options.optionsRecheckMs ?? 1000),
           clock: options.now ?? (() => new Date()),
-          readCache: new ReadCache(new DataRevision(knex)),
+          readCache: new ReadCache(new DataRevision(knex, dialect)),
           searchIndex: null,
           hooks: new HookBus(),
           secret: options.secret,
@@ -170,7 +170,7 @@ export class Engine implements EngineApi {
     await checkOwnership(this.knex, tables, [
       ...coreTables(tables),
       tables.unqualified(tables.cacheTags),
-      ...searchTables(this.knex, tables),
+      ...(this.dialect.searchIndex?.tables(tables) ?? []),
       ...types.flatMap((type) => (type.fieldsTable ? [tables.unqualified(type.fieldsTable)] : [])),
     ]);
     if (await migrateCore(this.knex, tables)) this.shared.createdSchema = true;
@@ -204,10 +204,11 @@ export class Engine implements EngineApi {
     return this.inTransaction || !this.shared.readCache.enabled ? null : this.shared.readCache;
   }
 
-  /** @internal Whether search can narrow its candidates with the SQLite trigram index (db/search-index.ts). */
+  /** @internal Whether search can narrow its candidates by joining the search index table (db/search-index.ts). */
   async hasSearchIndex(): Promise<boolean> {
-    if (this.dialect !== "sqlite") return false;
-    if (this.shared.searchIndex === null) this.shared.searchIndex = await sqliteSearchIndexReady(this.knex, this.tables);
+    const index = this.dialect.searchIndex;
+    if (index === null) return false;
+    if (this.shared.searchIndex === null) this.shared.searchIndex = await index.joinable(this.knex, this.tables);
     return this.shared.searchIndex;
   }
 

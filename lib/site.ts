@@ -1,4 +1,3 @@
-import path from "node:path";
 import { runGuarded, snapshotTags, writeGuardsAvailable } from "./db/write-guard";
 import type { Request as ExpressRequest, RequestHandler, Router } from "express";
 import { createEngine, Engine } from "./engine";
@@ -13,7 +12,8 @@ import { EngineError } from "./engine-errors";
 import type { RestLogger } from "./routes/types";
 import type { ResponseCacheOptions } from "./routes/response-cache";
 import { AnswerStore } from "./routes/answer-store";
-import { cacheTagsMaintained, EPOCH_TAG, readTagVersions, SITE_TAG } from "./db/cache-tags";
+import { EPOCH_TAG, readTagVersions, SITE_TAG } from "./db/cache-tags";
+import { cacheTagsMaintained } from "./db/dialects";
 import { CALPRESS_VERSION, codeFingerprint } from "./version";
 import { registerCalendar } from "./calendar/plugin";
 import { isValidTimeZone } from "./dates/format";
@@ -466,10 +466,6 @@ async function openAnswerStore(engine: Engine, options: SiteOptions): Promise<An
 
 /** The SQLite file of the site's database, if it is one (not `:memory:`), and its cache-tags table. */
 function sqliteAttachment(engine: Engine): { file: string; cacheTags: string } | undefined {
-  if (engine.dialect !== "sqlite") return undefined;
-  const connection = engine.knex.client.config.connection as { filename?: unknown } | undefined;
-  const filename = typeof connection === "object" && connection !== null ? connection.filename : undefined;
-  return typeof filename === "string" && filename !== ":memory:" && !filename.startsWith("file:")
-    ? { file: path.resolve(filename), cacheTags: engine.tables.cacheTags }
-    : undefined;
+  const file = engine.dialect.filePath(engine.knex);
+  return file === null ? undefined : { file, cacheTags: engine.tables.cacheTags };
 }

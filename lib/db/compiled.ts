@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import type { Tables } from "./tables";
-import { dialectOf } from "./target";
+import { dialectFor } from "./dialects";
 
 /**
  * Statement texts kept by shape, for the hottest reads (a post by id with
@@ -22,9 +22,9 @@ const texts = new Map<string, string | null>();
 const MAX_SHAPES = 500;
 
 export async function selectByShape<T>(knex: Knex, tables: Tables, shape: string, bindings: readonly Knex.Value[], build: () => Knex.QueryBuilder): Promise<T[]> {
-  const dialect = dialectOf(knex);
+  const dialect = dialectFor(knex);
   // The texts name the tables: two sites in one process (two prefixes or schemas) have texts of their own.
-  const key = `${dialect}\u0000${tables.posts}\u0000${shape}`;
+  const key = `${dialect.name}\u0000${tables.posts}\u0000${shape}`;
   const known = texts.get(key);
   if (known === undefined) {
     const qb = build();
@@ -36,12 +36,5 @@ export async function selectByShape<T>(knex: Knex, tables: Tables, shape: string
     return (await qb) as T[];
   }
   if (known === null) return (await build()) as T[];
-  return rawRows<T>(dialect, await knex.raw(known, bindings as Knex.RawBinding[]));
-}
-
-/** The rows of a `knex.raw` select, whose result each driver shapes its own way. */
-function rawRows<T>(dialect: ReturnType<typeof dialectOf>, result: unknown): T[] {
-  if (dialect === "postgres") return (result as { rows: T[] }).rows;
-  if (dialect === "mysql") return (result as [T[], unknown])[0];
-  return result as T[];
+  return dialect.rawRows<T>(await knex.raw(known, bindings as Knex.RawBinding[]));
 }

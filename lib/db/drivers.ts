@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { DIALECTS } from "./dialects";
 
 /**
  * The database drivers a host installs itself (optional peer dependencies,
@@ -6,13 +7,9 @@ import type { Knex } from "knex";
  * driver when the instance is made and, when it is missing, logs a stack and
  * throws a several-line message; a host deserves one line naming the
  * package to install.
+ *
+ * Each dialect names its optional driver (`Dialect.optionalDriver`).
  */
-const OPTIONAL_DRIVERS: Readonly<Record<string, { pkg: string; database: string }>> = {
-  pg: { pkg: "pg", database: "PostgreSQL" },
-  postgres: { pkg: "pg", database: "PostgreSQL" },
-  postgresql: { pkg: "pg", database: "PostgreSQL" },
-  mysql2: { pkg: "mysql2", database: "MariaDB/MySQL" },
-};
 
 export class MissingDriverError extends Error {
   override name = "MissingDriverError";
@@ -20,7 +17,8 @@ export class MissingDriverError extends Error {
 
 /** Throws MissingDriverError when the driver `config` needs is not installed. */
 export function requireDriver(config: Knex.Config): void {
-  const driver = typeof config.client === "string" ? OPTIONAL_DRIVERS[config.client] : undefined;
+  const client = config.client;
+  const driver = typeof client === "string" ? DIALECTS.map((d) => d.optionalDriver).find((d) => d?.clients.includes(client)) : undefined;
   if (!driver) return;
   try {
     require(driver.pkg);

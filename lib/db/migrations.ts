@@ -1,8 +1,9 @@
+import { randomInt } from "node:crypto";
 import type { Knex } from "knex";
+import { EPOCH_TAG } from "./cache-tags";
+import { dialectFor } from "./dialects";
 import { recordCreated } from "./ownership";
-import { migrateSearchIndex } from "./search-index";
 import { schemaOf, TABLE_BASES, type TableKey, type Tables } from "./tables";
-import { dialectOf } from "./target";
 
 /**
  * The core schema. One code path for SQLite, PostgreSQL and MariaDB/MySQL:
@@ -174,9 +175,7 @@ const steps: Step[] = [
 ];
 
 function textColumn(t: Knex.CreateTableBuilder, knex: Knex, name: string): void {
-  // MySQL's TEXT stops at 64 KiB; post content may be longer.
-  if (dialectOf(knex) === "mysql") t.text(name, "mediumtext").notNullable();
-  else t.text(name).notNullable();
+  dialectFor(knex).longText(t, name).notNullable();
 }
 
 /**
@@ -204,34 +203,31 @@ export async function migrateCore(knex: Knex, tables: Tables): Promise<boolean> 
     if (await createTableIfMissing(knex, tables, tables.name(TABLE_BASES[step.table]), (t) => step.create(t, knex, tables))) created += 1;
   }
   for (const index of laterIndexes) await createIndexIfMissing(knex, tables, tables[index.table], tables.name(index.name), index.columns);
-  await migrateSearchIndex(knex, tables);
+  await dialectFor(knex).searchIndex?.migrate(knex, tables);
   return created === steps.length;
+}
+
+/** The cache-tags table (lib/db/cache-tags.ts), its epoch and the dialect's triggers on the core tables. */
+export async function migrateCacheTags(knex: Knex, tables: Tables): Promise<void> {
+  await createTableIfMissing(knex, tables, tables.unqualified(tables.cacheTags), (t) => {
+    t.bigInteger("tag").primary();
+    t.bigInteger("version").notNullable();
+  });
+  await knex(tables.cacheTags)
+    .insert({ tag: EPOCH_TAG, version: randomInt(1, 2 ** 47) })
+    .onConflict("tag")
+    .ignore();
+  await dialectFor(knex).cacheTagTriggers?.createCore(knex, tables);
+}
+
+/** The tag triggers of a post type's typed-field table (created with the table, or added to one made before tags existed). */
+export async function migrateFieldTableTags(knex: Knex, tables: Tables, postType: string): Promise<void> {
+  await dialectFor(knex).cacheTagTriggers?.createForFieldTable(knex, tables, postType);
 }
 
 /** Whether `index` exists on `table` (a name from `tables`, qualified or not). */
 export async function indexExists(knex: Knex, tables: Tables, table: string, index: string): Promise<boolean> {
-  const bare = tables.unqualified(table);
-  switch (dialectOf(knex)) {
-    case "postgres": {
-      const r = await knex.raw("select 1 from pg_indexes where schemaname = coalesce(?::text, current_schema()) and tablename = ? and indexname = ?", [
-        tables.schema,
-        bare,
-        index,
-      ]);
-      return (r as { rows: unknown[] }).rows.length > 0;
-    }
-    case "mysql": {
-      const r = await knex.raw(
-        "select 1 from information_schema.statistics where table_schema = database() and table_name = ? and index_name = ?",
-        [bare, index],
-      );
-      return (r as unknown[][])[0].length > 0;
-    }
-    default: {
-      const rows = await knex("sqlite_master").where({ type: "index", name: index }).select("name");
-      return rows.length > 0;
-    }
-  }
+  return dialectFor(knex).indexExists(knex, tables, tables.unqualified(table), index);
 }
 
 /** Creates an index unless it exists; tolerates a concurrent creator. */
@@ -262,11 +258,7 @@ export async function createTableIfMissing(
   try {
     await schemaOf(knex, tables).createTable(name, (t) => {
       build(t);
-      if (dialectOf(knex) === "mysql") {
-        t.engine("InnoDB");
-        t.charset("utf8mb4");
-        t.collate("utf8mb4_bin");
-      }
+      dialectFor(knex).configureTable(t);
     });
     return true;
   } catch (err) {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Knex } from "knex";
+import type { Dialect } from "./dialects";
 import type { Tables } from "./tables";
-import type { Dialect } from "./target";
 
 /**
  * Transaction-scoped locks on names, for "find the existing record or
@@ -32,7 +32,7 @@ import type { Dialect } from "./target";
  * does not start the snapshot), as the calendar writes do.
  */
 export async function lockNames(tx: { knex: Knex; dialect: Dialect; tables: Tables }, parts: ReadonlyArray<readonly string[]>): Promise<void> {
-  if (tx.dialect === "sqlite") return;
+  if (tx.dialect.serialisesWriters) return;
   const keys = [...new Set(parts.map(lockKey))].sort();
   for (const key of keys) {
     await tx.knex(tx.tables.nameLocks).insert({ lock_key: key }).onConflict("lock_key").merge();

@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import { dialectOf, type Dialect } from "./target";
+import type { Dialect, RevisionSource } from "./dialects/types";
 
 /**
  * "Has the database changed?" for read caches that must never serve a value
@@ -11,39 +11,20 @@ import { dialectOf, type Dialect } from "./target";
  *   updates, deletes, DDL, BEGIN/COMMIT/ROLLBACK; transactions included, as
  *   knex reports their statements on the root instance) bumps a counter
  *   before it runs;
- * - the database's own word on commits by anyone:
- *   - SQLite: `PRAGMA data_version`, which changes when another connection
- *     (another process, another engine on the same file) commits. One
- *     connection runs every statement in turn, so a read issued after a
- *     write's bump also runs after that write finished.
- *   - PostgreSQL: `txid_current_snapshot()`, whose text (xmin: the oldest
- *     transaction still running; xmax: one past the newest finished one;
- *     the ids below xmax still in progress) changes whenever a transaction
- *     that wrote ends, committed or rolled back, anywhere in the cluster
- *     (read-only transactions get no id; one that has written but not
- *     ended leaves it as it is: test/engine/read-cache.test.ts). A commit
- *     between two checks either advanced xmax (its id was at or above the
- *     first check's xmax) or left the in-progress list (it was below), so
- *     equal tokens mean that nothing was committed in between. Writes to
- *     other databases of the cluster also change it: that costs reuse,
- *     never correctness.
- * MariaDB has no such statement, so nothing is cached there and every read
- * asks the database.
+ * - the database's own word on commits by anyone (`Dialect.revisionSource`:
+ *   SQLite's `PRAGMA data_version`, PostgreSQL's `txid_current_snapshot()`;
+ *   see lib/db/dialects). MariaDB has no such statement, so nothing is
+ *   cached there and every read asks the database.
  */
 export class DataRevision {
   private local = 0;
   readonly enabled: boolean;
-  private readonly dialect: Dialect;
-  /** A private in-memory database: no other connection can change it. */
-  private readonly privateMemory: boolean;
+  /** Null where the database has no word on commits (then `enabled` is false). */
+  private readonly source: RevisionSource | null;
 
-  constructor(private readonly knex: Knex) {
-    this.dialect = dialectOf(knex);
-    this.enabled = this.dialect === "sqlite" || this.dialect === "postgres";
-    const connection = knex.client.config.connection as { filename?: unknown } | undefined;
-    this.privateMemory = typeof connection === "object" && connection !== null && connection.filename === ":memory:";
-    const filename = typeof connection === "object" && connection !== null ? connection.filename : undefined;
-    this.watchedFile = this.dialect === "sqlite" && typeof filename === "string" && !this.privateMemory ? filename : null;
+  constructor(knex: Knex, dialect: Dialect) {
+    this.source = dialect.revisionSource(knex);
+    this.enabled = this.source !== null;
     if (this.enabled) {
       knex.on("query", (q: { sql?: unknown }) => {
         if (!isReadStatement(q.sql)) this.local++;
@@ -51,47 +32,14 @@ export class DataRevision {
     }
   }
 
-  /**
-   * A SQLite file is read through several pooled connections, and
-   * `data_version` is per connection (its values on two connections are
-   * not comparable): the file's revision is read on one connection of its
-   * own, which sees every commit made through any other, ours included.
-   */
-  private readonly watchedFile: string | null;
-  private watcher: Promise<WatcherDatabase> | null = null;
-  /** Tokens handed out while the watcher cannot answer: never equal, so nothing is reused. */
-  private unanswered = 0;
-
   /** Whether the database part of the token is the same in every process (PostgreSQL's snapshot; SQLite's `data_version` is per connection). */
   get sharedAcrossProcesses(): boolean {
-    return this.dialect === "postgres";
+    return this.source?.sharedAcrossProcesses ?? false;
   }
 
-  /** Closes the watcher connection (the engine's close). */
+  /** Closes what the source holds open (a SQLite file's watcher connection; the engine's close). */
   async close(): Promise<void> {
-    const watcher = this.watcher;
-    this.watcher = null;
-    if (watcher === null) return;
-    try {
-      const db = await watcher;
-      await new Promise<void>((resolve) => db.close(() => resolve()));
-    } catch {
-      // It never opened: nothing to close.
-    }
-  }
-
-  private async watchedVersion(file: string): Promise<string> {
-    try {
-      this.watcher ??= openWatcher(file);
-      const db = await this.watcher;
-      const row = await new Promise<{ data_version?: number } | undefined>((resolve, reject) =>
-        db.get("PRAGMA data_version", (err, r) => (err ? reject(err) : resolve(r as { data_version?: number } | undefined))),
-      );
-      return String(row?.data_version ?? "");
-    } catch {
-      this.watcher = null;
-      return `unanswered-${++this.unanswered}`;
-    }
+    await this.source?.close();
   }
 
   /** The check running now, if any. */
@@ -111,7 +59,7 @@ export class DataRevision {
    * load one statement serves many requests.
    */
   current(): Promise<string> {
-    if (this.privateMemory) return Promise.resolve(String(this.local));
+    if (this.source === null || this.source.private) return Promise.resolve(String(this.local));
     if (this.next !== null) return this.next;
     if (this.running === null) return this.start();
     const after = this.running;
@@ -136,33 +84,8 @@ export class DataRevision {
 
   private async check(): Promise<string> {
     const local = this.local;
-    if (this.dialect === "postgres") {
-      const result = (await this.knex.raw("select txid_current_snapshot()::text as s")) as { rows: Array<{ s: string }> };
-      return `${local}:${result.rows[0]?.s ?? ""}`;
-    }
-    if (this.watchedFile !== null) return `${local}:${await this.watchedVersion(this.watchedFile)}`;
-    // A SQLite database this engine did not open (a host's knex): asked on the pool's connection.
-    let connection = "";
-    const rows = (await this.knex.raw("PRAGMA data_version").on("query", (q: { __knexUid?: string }) => {
-      // A new connection starts its own count: the token names the connection too.
-      connection = q.__knexUid ?? "";
-    })) as Array<{ data_version: number }>;
-    return `${local}:${connection}:${rows[0]?.data_version ?? ""}`;
+    return `${local}:${this.source === null ? "" : await this.source.read()}`;
   }
-}
-
-interface WatcherDatabase {
-  get(sql: string, cb: (err: Error | null, row: unknown) => void): unknown;
-  close(cb: (err: Error | null) => void): unknown;
-}
-
-function openWatcher(file: string): Promise<WatcherDatabase> {
-  return new Promise((resolve, reject) => {
-    // Loaded here: only SQLite files need it, and it is a dependency of calpress either way.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const sqlite3 = require("sqlite3") as typeof import("sqlite3");
-    const db = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(db)));
-  });
 }
 
 /** SELECT/EXPLAIN, or a PRAGMA that only reads (no `=`, no argument): statements that change nothing. */

@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Knex } from "knex";
-import { cacheTagsMaintained, readTagVersions } from "./cache-tags";
+import { readTagVersions } from "./cache-tags";
+import { cacheTagsMaintained, type Dialect } from "./dialects";
 import type { Tables } from "./tables";
-import type { Dialect } from "./target";
 
 /**
  * Conditional writes without a lost-update window (`If-Match`, see
@@ -17,15 +17,16 @@ import type { Dialect } from "./target";
  * the versions again, inside the transaction, before anything else, and
  * fails with 412 when one moved. Nothing is written then.
  *
- * - PostgreSQL: the versions are read `FOR UPDATE` (their rows created at
- *   version 0 first, so that a tag first bumped by a concurrent, still open
- *   transaction makes us wait too). A concurrent writer of the same resource
- *   holds those rows until it commits; we wait, then see its bump.
- * - SQLite: every statement of a process runs on one connection, so no
- *   other write of this process can come between the read and the write;
- *   another process's commit after the read makes our first write fail
- *   with SQLITE_BUSY, and the engine runs the transaction again (guard
- *   included).
+ * - Where writers run concurrently (PostgreSQL): the versions are read
+ *   `FOR UPDATE` (their rows created at version 0 first, so that a tag first
+ *   bumped by a concurrent, still open transaction makes us wait too). A
+ *   concurrent writer of the same resource holds those rows until it
+ *   commits; we wait, then see its bump.
+ * - Where writers are serialised (SQLite, `Dialect.serialisesWriters`):
+ *   every statement of a process runs on one connection, so no other write
+ *   of this process can come between the read and the write; another
+ *   process's commit after the read makes our first write fail with
+ *   SQLITE_BUSY, and the engine runs the transaction again (guard included).
  * - MariaDB/MySQL: no triggers keep the tags (cache-tags.ts): no guard, the
  *   check-then-write window stays (documented in the README).
  */
@@ -75,7 +76,7 @@ export async function checkWriteGuard(trx: Knex.Transaction, dialect: Dialect, t
   for (let i = 0; i < tags.length; i += 500) {
     const chunk = tags.slice(i, i + 500);
     let query = trx(tables.cacheTags).whereIn("tag", chunk).select("tag", "version");
-    if (dialect === "postgres") {
+    if (!dialect.serialisesWriters) {
       // Sorted, so that two guarded writers lock in one order.
       await trx(tables.cacheTags)
         .insert(chunk.map((tag) => ({ tag, version: 0 })))

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Knex } from "knex";
 import { createIndexIfMissing, createTableIfMissing } from "../db/migrations";
 import { schemaOf, type Tables } from "../db/tables";
-import { dialectOf } from "../db/target";
+import { dialectFor } from "../db/dialects";
 import { EngineError } from "../engine-errors";
 import { normaliseSqlDate } from "./dates";
 import type { RegisteredPostType } from "./registry";
@@ -15,14 +15,12 @@ import type { FieldDef, FieldValue } from "./types";
  */
 
 function addColumn(t: Knex.CreateTableBuilder | Knex.AlterTableBuilder, knex: Knex, name: string, def: FieldDef): void {
-  const mysql = dialectOf(knex) === "mysql";
   switch (def.type) {
     case "string":
       t.string(name, def.length ?? 255).nullable();
       break;
     case "text":
-      if (mysql) t.text(name, "mediumtext").nullable();
-      else t.text(name).nullable();
+      dialectFor(knex).longText(t, name).nullable();
       break;
     case "integer":
       t.integer(name).nullable();

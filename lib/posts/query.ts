@@ -141,7 +141,7 @@ export class PostQueries {
     // in order and stops after the page (~0.2 ms; ~1 ms where one event in
     // forty matches). Not for id lists and search-narrowed pages, which are
     // small sets best read by id.
-    if (this.e.dialect === "sqlite" && indexOrder && !unlimited && !narrowRows && query.ids === undefined) {
+    if (this.e.dialect.prefersIndexOrderedPages && indexOrder && !unlimited && !narrowRows && query.ids === undefined) {
       rowsQb.from(this.k.raw("?? as ?? not indexed", [this.e.tables.posts, "p"]));
     }
     const joins = built.selectFields(rowsQb);
@@ -464,7 +464,7 @@ export class PostQueries {
       // order even without planner statistics, which otherwise may walk
       // every published event for each venue (seconds at 100k events).
       const sub = k(`${this.e.tables.postLinks} as pl`);
-      if (this.e.dialect === "sqlite") sub.crossJoin(`${this.e.tables.posts} as lp`, "lp.id", "pl.from_id");
+      if (this.e.dialect.needsJoinOrderHints) sub.crossJoin(`${this.e.tables.posts} as lp`, "lp.id", "pl.from_id");
       else sub.join(`${this.e.tables.posts} as lp`, "lp.id", "pl.from_id");
       sub.select(k.raw("1")).where("pl.to_id", k.ref("p.id")).where("pl.relation", cond.relation).where("lp.type", byType.name);
       if (by.status) sub.whereIn("lp.status", by.status);

@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import type { Dialect } from "../db/target";
+import type { Dialect } from "../db/dialects";
 import { isUniqueViolation } from "../engine-errors";
 
 /**
@@ -42,8 +42,8 @@ export function insertedId(result: unknown[]): number {
 }
 
 export async function insertReturningId(k: Knex, dialect: Dialect, table: string, row: Record<string, unknown>): Promise<number> {
-  // MySQL has no RETURNING (knex warns when asked) but reports the insert id itself.
-  const result: unknown[] = dialect === "mysql" ? await k(table).insert(row) : await k(table).insert(row).returning("id");
+  // Without RETURNING (knex warns when asked) the driver reports the insert id itself.
+  const result: unknown[] = dialect.hasReturning ? await k(table).insert(row).returning("id") : await k(table).insert(row);
   return insertedId(result);
 }
 
@@ -60,15 +60,15 @@ export function isTransaction(k: Knex): boolean {
 
 /**
  * Runs one statement that may hit a unique index, so the caller can try
- * again with another value. PostgreSQL aborts the whole transaction on any
- * error, so there the statement runs inside a savepoint; SQLite and MySQL
- * roll back only the failed statement, and a savepoint there would only add
- * round trips (and, on MySQL, lose the original error if a deadlock has
- * already rolled the transaction back).
+ * again with another value. Where any error aborts the whole transaction
+ * (PostgreSQL) the statement runs inside a savepoint; where only the failed
+ * statement is rolled back (SQLite, MySQL) a savepoint would only add round
+ * trips (and, on MySQL, lose the original error if a deadlock has already
+ * rolled the transaction back).
  */
 export async function attemptUnique<T>(k: Knex, dialect: Dialect, work: (k: Knex) => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }> {
   try {
-    const value = dialect === "postgres" && isTransaction(k) ? await k.transaction((sp) => work(sp)) : await work(k);
+    const value = dialect.errorAbortsTransaction && isTransaction(k) ? await k.transaction((sp) => work(sp)) : await work(k);
     return { ok: true, value };
   } catch (err) {
     if (isUniqueViolation(err)) return { ok: false };
@@ -97,7 +97,7 @@ export function orderByList(column: string, values: ReadonlyArray<string | numbe
  * case-insensitive MySQL collation would, with the exact value breaking ties.
  */
 export function orderByText(qb: Knex.QueryBuilder, dialect: Dialect, column: string, dir: "asc" | "desc", caseInsensitive: boolean): void {
-  const collate = dialect === "postgres" ? ' COLLATE "C"' : "";
+  const collate = dialect.codePointCollation;
   if (caseInsensitive) qb.orderByRaw(`LOWER(??)${collate} ${dir}`, [column]);
   qb.orderByRaw(`??${collate} ${dir}`, [column]);
 }

@@ -248,7 +248,7 @@ export class PostWriter {
     if (!isStoredId(id)) throw new EngineError("not_found", `no post ${id}`, { id });
     const q = this.k(this.e.tables.posts).where({ id });
     // Row lock against a concurrent update of the same post (SQLite serialises writers anyway).
-    if (forUpdate && this.e.inTransaction && this.e.dialect !== "sqlite") q.forUpdate();
+    if (forUpdate && this.e.inTransaction && !this.e.dialect.serialisesWriters) q.forUpdate();
     const row: PostRow | undefined = await q.first();
     if (!row) throw new EngineError("not_found", `no post ${id}`, { id });
     return row;
@@ -357,7 +357,7 @@ export class PostWriter {
    * SQLite runs one writer at a time: nothing to do.
    */
   private async lockTermsBeforePost(id: number, more: readonly number[]): Promise<void> {
-    if (this.e.dialect === "sqlite" || !this.e.inTransaction || !isStoredId(id)) return;
+    if (this.e.dialect.serialisesWriters || !this.e.inTransaction || !isStoredId(id)) return;
     await this.e.terms.lockIn([...(await this.termIdsOf(id)), ...more]);
   }
 

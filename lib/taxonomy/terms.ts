@@ -225,10 +225,9 @@ export class Terms implements TermsApi {
    */
   async lockIn(termIds: number[]): Promise<number[]> {
     const ids = [...new Set(storedIds(termIds.map(Number)))].sort((a, b) => a - b);
-    if (ids.length === 0 || !this.e.inTransaction || this.e.dialect === "sqlite") return ids;
+    if (ids.length === 0 || !this.e.inTransaction || this.e.dialect.serialisesWriters) return ids;
     const q = this.k(this.e.tables.terms).whereIn("id", ids).orderBy("id").select("id");
-    if (this.e.dialect === "postgres") q.forNoKeyUpdate();
-    else q.forUpdate();
+    this.e.dialect.lockRowsKeepingKeys(q);
     await q;
     return ids;
   }
@@ -498,7 +497,7 @@ export class Terms implements TermsApi {
    */
   private async committedSlugHolder(taxonomy: string, language: string, slug: string): Promise<TermRow | undefined> {
     const q = this.k(this.e.tables.terms).where({ taxonomy, language, slug });
-    if (this.e.dialect === "mysql" && this.e.inTransaction) q.forShare();
+    if (this.e.inTransaction) this.e.dialect.readLatestCommitted(q);
     const row: TermRow | undefined = await q.first();
     return row;
   }

@@ -9,7 +9,8 @@ import os from "node:os";
 import path from "node:path";
 import fs from "node:fs";
 import { createEngine, type Engine } from "../../lib/engine";
-import { cacheTagsMaintained, EPOCH_TAG, postTag, readTagVersions, SITE_TAG, SLUGS_TAG, slugTag, termTag } from "../../lib/db/cache-tags";
+import { EPOCH_TAG, postTag, readTagVersions, SITE_TAG, SLUGS_TAG, slugTag, termTag } from "../../lib/db/cache-tags";
+import { cacheTagsMaintained } from "../../lib/db/dialects";
 import { forEachDatabase } from "../support/databases";
 import { useCalendarEngine } from "../support/engine";
 

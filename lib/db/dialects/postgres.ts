@@ -1,0 +1,319 @@
+import type { Knex } from "knex";
+import { POST_OWNED, SITE_TABLES, SITE_TAG, SLUGS_TAG, slugBucketSql } from "../cache-tags";
+import { quoted, type Tables } from "../tables";
+import type { CacheTagTriggers, Dialect, RevisionSource, SearchIndex } from "./types";
+
+// ------------------------------------------------------------------ cache tags (lib/db/cache-tags.ts)
+
+/**
+ * The bump in a trigger function. The cache-tags table is named with its
+ * schema: a function resolves unqualified names through the search_path of
+ * whoever writes, which need not include calpress's schema.
+ */
+function bump(cacheTags: string): string {
+  return `INSERT INTO ${cacheTags} AS c (tag, version) VALUES (t, 1) ON CONFLICT (tag) DO UPDATE SET version = c.version + 1`;
+}
+
+/** `slugTag` in PostgreSQL (`ascii` gives a character's code point in a UTF-8 database). */
+function slugBucket(s: string): string {
+  return slugBucketSql(
+    s,
+    (x) => `length(${x})::bigint`,
+    (x, at) => `ascii(substr(${x}, ${at}, 1))::bigint`,
+  );
+}
+
+/** One trigger function per way of finding the tag (base names, prefixed); `TG_ARGV[0]` is the column, `TG_ARGV[1]` the kind. */
+function tagFunctions(cacheTags: string): Array<{ name: string; body: string }> {
+  const b = bump(cacheTags);
+  return [
+    {
+      name: "calpress_tag_row",
+      body: `DECLARE r jsonb; t bigint;
+BEGIN
+  IF TG_OP = 'DELETE' THEN r := to_jsonb(OLD); ELSE r := to_jsonb(NEW); END IF;
+  t := (r ->> TG_ARGV[0])::bigint * 4 + TG_ARGV[1]::int;
+  ${b};
+  RETURN NULL;
+END;`,
+    },
+    {
+      name: "calpress_tag_site",
+      body: `DECLARE t bigint := ${SITE_TAG};
+BEGIN
+  ${b};
+  RETURN NULL;
+END;`,
+    },
+    {
+      // Posts carry their content: the row is not turned into JSON here.
+      name: "calpress_tag_post",
+      body: `DECLARE t bigint;
+BEGIN
+  IF TG_OP = 'DELETE' THEN t := OLD.id * 4; ELSE t := NEW.id * 4; END IF;
+  ${b};
+  RETURN NULL;
+END;`,
+    },
+    {
+      // Runs at commit (a deferred constraint trigger, below): SLUGS_TAG is
+      // one row every post create, delete and slug or status change bumps.
+      // Locked in the middle of a transaction, it made concurrent writers of
+      // different posts wait on each other while they held post and term rows,
+      // and PostgreSQL found deadlocks (parallel trashes and creates with one
+      // category). Locked last, at commit, nobody holding it waits for anything else.
+      name: "calpress_tag_slugs",
+      body: `DECLARE t bigint := ${SLUGS_TAG};
+BEGIN
+  IF TG_OP <> 'UPDATE' OR NEW.slug IS DISTINCT FROM OLD.slug OR NEW.status IS DISTINCT FROM OLD.status
+     OR NEW.type IS DISTINCT FROM OLD.type OR NEW.language IS DISTINCT FROM OLD.language
+     OR NEW.translation_group IS DISTINCT FROM OLD.translation_group THEN
+    ${b};
+    IF TG_OP <> 'INSERT' THEN
+      t := ${slugBucket("OLD.slug")};
+      ${b};
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+      t := ${slugBucket("NEW.slug")};
+      ${b};
+    END IF;
+  END IF;
+  RETURN NULL;
+END;`,
+    },
+  ];
+}
+
+type PgTrigger = { table: string; fn: string; args: string };
+
+function coreTagTriggers(tables: Tables): PgTrigger[] {
+  return [
+    { table: tables.posts, fn: "calpress_tag_post", args: "" },
+    { table: tables.terms, fn: "calpress_tag_row", args: "'id', '1'" },
+    ...POST_OWNED.map(({ table, column }) => ({ table: tables[table], fn: "calpress_tag_row", args: `'${column}', '0'` })),
+    ...SITE_TABLES.map((table) => ({ table: tables[table], fn: "calpress_tag_site", args: "" })),
+  ];
+}
+
+/** The triggers named `name` on tables of the tables' schema, by table. */
+async function triggersNamed(knex: Knex, tables: Tables, name: string): Promise<Set<string>> {
+  const r = (await knex.raw(
+    "select c.relname from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_namespace n on n.oid = c.relnamespace where n.nspname = coalesce(?::text, current_schema()) and t.tgname = ?",
+    [tables.schema, name],
+  )) as { rows: Array<{ relname: string }> };
+  return new Set(r.rows.map((row) => row.relname));
+}
+
+/** The deferred SLUGS_TAG trigger of posts (see calpress_tag_slugs). */
+async function createSlugsTrigger(knex: Knex, tables: Tables): Promise<void> {
+  const name = tables.name("cache_tag_slugs");
+  if ((await triggersNamed(knex, tables, name)).has(tables.unqualified(tables.posts))) return;
+  try {
+    await knex.raw("CREATE CONSTRAINT TRIGGER ?? AFTER INSERT OR UPDATE OR DELETE ON ?? DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ??()", [
+      name,
+      tables.posts,
+      tables.qualify(tables.name("calpress_tag_slugs")),
+    ]);
+  } catch (err) {
+    if (!/already exists/i.test(String((err as Error).message))) throw err;
+  }
+}
+
+async function createTriggers(knex: Knex, tables: Tables, triggers: PgTrigger[]): Promise<void> {
+  const name = tables.name("cache_tag");
+  const present = await triggersNamed(knex, tables, name);
+  for (const { table, fn, args } of triggers) {
+    if (present.has(tables.unqualified(table))) continue;
+    try {
+      // `args` are literals of this module, never input.
+      await knex.raw(`CREATE TRIGGER ?? AFTER INSERT OR UPDATE OR DELETE ON ?? FOR EACH ROW EXECUTE FUNCTION ??(${args})`, [name, table, tables.qualify(tables.name(fn))]);
+    } catch (err) {
+      // A concurrent migrator created it first.
+      if (!/already exists/i.test(String((err as Error).message))) throw err;
+    }
+  }
+}
+
+async function createFunctions(knex: Knex, tables: Tables): Promise<void> {
+  const schema = tables.schema ?? ((await knex.raw("select current_schema() as s")) as { rows: Array<{ s: string }> }).rows[0].s;
+  const cacheTags = quoted(knex, `${schema}.${tables.unqualified(tables.cacheTags)}`);
+  for (const { name, body } of tagFunctions(cacheTags)) {
+    const fn = tables.name(name);
+    const exists =
+      ((await knex.raw("select 1 from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = ? and p.proname = ?", [schema, fn])) as { rows: unknown[] }).rows
+        .length > 0;
+    if (exists) continue;
+    try {
+      await knex.raw(`CREATE FUNCTION ??() RETURNS trigger LANGUAGE plpgsql AS $calpress$ ${body} $calpress$`, [`${schema}.${fn}`]);
+    } catch (err) {
+      if (!/already exists/i.test(String((err as Error).message))) throw err;
+    }
+  }
+}
+
+const tagTriggers: CacheTagTriggers = {
+  async createCore(k, tables) {
+    await createFunctions(k, tables);
+    await createTriggers(k, tables, coreTagTriggers(tables));
+    await createSlugsTrigger(k, tables);
+  },
+  createForFieldTable: (k, tables, postType) => createTriggers(k, tables, [{ table: tables.fields(postType), fn: "calpress_tag_row", args: "'post_id', '0'" }]),
+};
+
+// ------------------------------------------------------------------ search index (lib/db/search-index.ts)
+
+/* pg_trgm GIN indexes on the lowered text columns, which the planner uses for the search's own LIKEs; see lib/db/search-index.ts. */
+const TRIGRAM_INDEXES: Array<{ name: string; column: string }> = [
+  { name: "posts_title_trgm", column: "title" },
+  { name: "posts_excerpt_trgm", column: "excerpt" },
+  { name: "posts_content_trgm", column: "content" },
+];
+
+async function trigramIndexesPresent(knex: Knex, tables: Tables): Promise<Set<string>> {
+  const r = await knex.raw("select indexname from pg_indexes where schemaname = coalesce(?::text, current_schema()) and tablename = ? and indexname = any(?)", [
+    tables.schema,
+    tables.unqualified(tables.posts),
+    TRIGRAM_INDEXES.map((i) => tables.name(i.name)),
+  ]);
+  return new Set((r as { rows: Array<{ indexname: string }> }).rows.map((row) => row.indexname));
+}
+
+/** The schema pg_trgm is installed in, or null when it is not installed. */
+async function trigramSchema(knex: Knex): Promise<string | null> {
+  const r = (await knex.raw("select n.nspname as s from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'")) as {
+    rows: Array<{ s: string }>;
+  };
+  return r.rows[0]?.s ?? null;
+}
+
+async function migrateSearchIndex(knex: Knex, tables: Tables): Promise<void> {
+  let present = await trigramIndexesPresent(knex, tables);
+  if (present.size === TRIGRAM_INDEXES.length) return;
+  let extension = await trigramSchema(knex);
+  if (extension === null) {
+    try {
+      await knex.raw("CREATE EXTENSION IF NOT EXISTS pg_trgm");
+    } catch {
+      // A concurrent migrator may have won; without the right to install it, search scans as before.
+    }
+    extension = await trigramSchema(knex);
+    if (extension === null) return;
+  }
+  for (const { name, column } of TRIGRAM_INDEXES) {
+    const index = tables.name(name);
+    if (present.has(index)) continue;
+    try {
+      // The operator class named with the extension's schema, which need not be on the search_path
+      // (a host's `extensions` schema, or calpress's own schema as the only one on it).
+      await knex.raw("CREATE INDEX IF NOT EXISTS ?? ON ?? USING gin (lower(??) ??)", [index, tables.posts, column, `${extension}.gin_trgm_ops`]);
+    } catch (err) {
+      present = await trigramIndexesPresent(knex, tables);
+      if (!present.has(index)) throw err;
+    }
+  }
+}
+
+const searchIndex: SearchIndex = {
+  migrate: migrateSearchIndex,
+  // Indexes only: no table of its own, and nothing for the query to join.
+  tables: () => [],
+  joinable: async () => false,
+};
+
+// ------------------------------------------------------------------ revision
+
+/**
+ * `txid_current_snapshot()`, whose text (xmin: the oldest transaction still
+ * running; xmax: one past the newest finished one; the ids below xmax still
+ * in progress) changes whenever a transaction that wrote ends, committed or
+ * rolled back, anywhere in the cluster (read-only transactions get no id;
+ * one that has written but not ended leaves it as it is:
+ * test/engine/read-cache.test.ts). A commit between two checks either
+ * advanced xmax (its id was at or above the first check's xmax) or left the
+ * in-progress list (it was below), so equal tokens mean that nothing was
+ * committed in between. Writes to other databases of the cluster also
+ * change it: that costs reuse, never correctness.
+ */
+function revisionSource(k: Knex): RevisionSource {
+  return {
+    private: false,
+    sharedAcrossProcesses: true,
+    async read() {
+      const result = (await k.raw("select txid_current_snapshot()::text as s")) as { rows: Array<{ s: string }> };
+      return result.rows[0]?.s ?? "";
+    },
+    close: async () => undefined,
+  };
+}
+
+// ------------------------------------------------------------------ bulk loads
+
+/** The first id after the highest one used: the sequence may be ahead of max(id) (rolled-back inserts). */
+async function firstFreeId(k: Knex, _tables: Tables, table: string): Promise<number> {
+  const seq = (await k.raw("select pg_get_serial_sequence(?, 'id') as s", [table])) as { rows: Array<{ s: string }> };
+  // The name comes from PostgreSQL itself. A sequence not yet used (is_called false) has handed out nothing.
+  const used = `(select case when is_called then last_value else last_value - 1 end from ${seq.rows[0].s})`;
+  const r = (await k.raw(`select greatest((select coalesce(max(id), 0) from ??), ${used}) as m`, [table])) as {
+    rows: Array<{ m: string | number }>;
+  };
+  return Number(r.rows[0].m) + 1;
+}
+
+// ------------------------------------------------------------------ the dialect
+
+/**
+ * PostgreSQL: concurrent writers lock rows; any error aborts the
+ * transaction; the default collation may be a locale, so text is ordered
+ * with "C".
+ */
+export const postgres: Dialect = {
+  name: "postgres",
+  matchesClient: (client) => client.includes("pg") || client.includes("postgres"),
+  configFromTarget: (target) => (/^postgres(ql)?:\/\//i.test(target) ? { client: "pg", connection: target, pool: { min: 0, max: 10 } } : null),
+  optionalDriver: { pkg: "pg", clients: ["pg", "postgres", "postgresql"], database: "PostgreSQL" },
+
+  optimizeStorage: async () => undefined,
+  filePath: () => null,
+  hasSchemas: true,
+
+  serialisesWriters: false,
+  errorAbortsTransaction: true,
+  // FOR NO KEY UPDATE: the foreign-key checks of inserts referencing the rows (FOR KEY SHARE) do not wait for it.
+  lockRowsKeepingKeys: (q) => void q.forNoKeyUpdate(),
+  // READ COMMITTED: every statement already sees the latest commit.
+  readLatestCommitted: () => undefined,
+
+  hasReturning: true,
+  codePointCollation: ' COLLATE "C"',
+  booleanLiteral: (value) => (value ? "true" : "false"),
+  rawRows: <T>(result: unknown) => (result as { rows: T[] }).rows,
+
+  prefersIndexOrderedPages: false,
+  needsJoinOrderHints: false,
+
+  longText: (t, name) => t.text(name),
+  configureTable: () => undefined,
+  async indexExists(k, tables, table, index) {
+    const r = await k.raw("select 1 from pg_indexes where schemaname = coalesce(?::text, current_schema()) and tablename = ? and indexname = ?", [tables.schema, table, index]);
+    return (r as { rows: unknown[] }).rows.length > 0;
+  },
+  cacheTagTriggers: tagTriggers,
+  searchIndex,
+
+  revisionSource,
+
+  withBulkSettings: (_k, work) => work(),
+  firstFreeId,
+  async afterExplicitIds(k, table) {
+    // Explicit ids leave the serial sequence behind; later inserts must not collide.
+    await k.raw("select setval(pg_get_serial_sequence(?, 'id'), (select max(id) from ??))", [table, table]);
+  },
+  /**
+   * Autovacuum gets to it eventually, but until then the planner believes
+   * the tables are as small as before the load: the one recount query that
+   * follows took minutes instead of a second on 100,000 events.
+   */
+  async analyzeAfterBulk(k, tables) {
+    for (const table of tables) await k.raw("analyze ??", [table]);
+  },
+};

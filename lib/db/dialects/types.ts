@@ -1,0 +1,129 @@
+import type { Knex } from "knex";
+import type { Tables } from "../tables";
+
+/**
+ * Everything that differs between the databases calpress runs on, behind
+ * one interface, as knex keeps its dialects. The engine holds the dialect of
+ * its database (`engine.dialect`); code outside lib/db asks it what the
+ * database does (capabilities named for what they mean) and never compares
+ * database names.
+ *
+ * To add a database: write `lib/db/dialects/<name>.ts` exporting one object
+ * that implements `Dialect` (the other three files show every member), add
+ * its name to `DialectName` and the object to `DIALECTS` in ./index.ts.
+ * Nothing outside lib/db/dialects changes: its `<target>` URL scheme, driver
+ * package, schema details, locking and triggers are all members here.
+ */
+export type DialectName = "sqlite" | "postgres" | "mysql";
+
+export interface Dialect {
+  /** For messages, reports and the test suites; never compared outside lib/db. */
+  readonly name: DialectName;
+  /** Whether a knex `client` name (`sqlite3`, `pg`, `mysql2`…) speaks this dialect. */
+  matchesClient(client: string): boolean;
+  /** The knex config for a trimmed, non-empty `<target>` string (CONTRACT §3) in this dialect's URL scheme; null: not this dialect's. */
+  configFromTarget(target: string): Knex.Config | null;
+  /** The driver a host installs itself (an optional peer dependency, lib/db/drivers.ts), with the knex clients that load it; null: calpress depends on it. */
+  readonly optionalDriver: { pkg: string; clients: readonly string[]; database: string } | null;
+
+  // ---------------------------------------------------------------- connections and storage
+
+  /** Run on each new pooled connection before it is used (pragmas, statement cache); absent: nothing to do. */
+  readonly setUpConnection?: (conn: unknown, done: (err: Error | null) => void) => void;
+  /** Refreshes planner statistics that went stale (before closing, after migrating); a no-op where the database keeps its own. */
+  optimizeStorage(k: Knex): Promise<void>;
+  /** The database's file (resolved path), for a file-backed database opened by path; null otherwise. */
+  filePath(k: Knex): string | null;
+  /** Whether calpress's tables can live in a schema of their own (`EngineOptions.schema`). */
+  readonly hasSchemas: boolean;
+
+  // ---------------------------------------------------------------- transactions and locking
+
+  /** One writer at a time on the whole database: row locks and name locks are not needed. */
+  readonly serialisesWriters: boolean;
+  /** A failed statement aborts the whole transaction: a statement that may fail runs in a savepoint. */
+  readonly errorAbortsTransaction: boolean;
+  /**
+   * Locks the selected rows against concurrent updates but not against
+   * inserts of rows that reference them (foreign-key checks do not wait);
+   * nothing where writers are serialised.
+   */
+  lockRowsKeepingKeys(q: Knex.QueryBuilder): void;
+  /** Makes a read inside a transaction see the latest committed rows, not the transaction's older snapshot. */
+  readLatestCommitted(q: Knex.QueryBuilder): void;
+
+  // ---------------------------------------------------------------- statements
+
+  /** INSERT … RETURNING; without it the driver reports an inserted row's id itself (and knex warns when asked to return). */
+  readonly hasReturning: boolean;
+  /** SQL appended to a text expression in ORDER BY so that it sorts by code point ("" where columns already do). */
+  readonly codePointCollation: string;
+  /** A boolean as a SQL literal. */
+  booleanLiteral(value: boolean): string;
+  /** The rows of a `knex.raw` select, which each driver shapes its own way. */
+  rawRows<T>(result: unknown): T[];
+
+  // ---------------------------------------------------------------- planner hints
+
+  /** A page of a list sorted on an indexed field is best read by walking that index (`NOT INDEXED` on posts). */
+  readonly prefersIndexOrderedPages: boolean;
+  /** The planner may pick a bad join order without statistics: joins whose order matters are written as CROSS JOIN. */
+  readonly needsJoinOrderHints: boolean;
+
+  // ---------------------------------------------------------------- schema
+
+  /** A text column for post content (longer than 64 KiB). */
+  longText(t: Knex.CreateTableBuilder | Knex.AlterTableBuilder, name: string): Knex.ColumnBuilder;
+  /** Table options every calpress table gets (engine, charset, collation). */
+  configureTable(t: Knex.CreateTableBuilder): void;
+  /** Whether `index` exists on `table` (unqualified name). */
+  indexExists(k: Knex, tables: Tables, table: string, index: string): Promise<boolean>;
+  /** The triggers that keep the cache tags (lib/db/cache-tags.ts); null: none, so nothing relies on tags here. */
+  readonly cacheTagTriggers: CacheTagTriggers | null;
+  /** The index behind post search (lib/db/search-index.ts); null: search scans. */
+  readonly searchIndex: SearchIndex | null;
+
+  // ---------------------------------------------------------------- revision
+
+  /** The database's word on commits by anyone (lib/db/revision.ts); null: it has none, so nothing is cached. */
+  revisionSource(k: Knex): RevisionSource | null;
+
+  // ---------------------------------------------------------------- bulk loads (lib/fixtures/bulk.ts)
+
+  /** Runs a long single-writer load with settings tuned for it, restored afterwards. */
+  withBulkSettings<T>(k: Knex, work: () => Promise<T>): Promise<T>;
+  /** The first of a run of fresh ids of `table`: after the highest id ever used. */
+  firstFreeId(k: Knex, tables: Tables, table: string): Promise<number>;
+  /** After rows were inserted with explicit ids: later inserts must not collide with them. */
+  afterExplicitIds(k: Knex, table: string): Promise<void>;
+  /** Fresh planner statistics for tables a bulk load filled (where the planner would otherwise misjudge them). */
+  analyzeAfterBulk(k: Knex, tables: readonly string[]): Promise<void>;
+}
+
+export interface CacheTagTriggers {
+  /** Creates the missing triggers of the core tables; idempotent and tolerant of a concurrent migrator. */
+  createCore(k: Knex, tables: Tables): Promise<void>;
+  /** The same for a post type's typed-field table (its rows belong to `post_id`). */
+  createForFieldTable(k: Knex, tables: Tables, postType: string): Promise<void>;
+}
+
+export interface SearchIndex {
+  /** Creates the index when missing; idempotent and tolerant of a concurrent migrator. */
+  migrate(k: Knex, tables: Tables): Promise<void>;
+  /** The tables it creates (unqualified), for the ownership check. */
+  tables(tables: Tables): string[];
+  /** Whether the search query can narrow its candidates by joining the index table (it and its triggers exist). */
+  joinable(k: Knex, tables: Tables): Promise<boolean>;
+}
+
+/** See DataRevision. */
+export interface RevisionSource {
+  /** No other connection can change the database (a private in-memory one): the local statement count is the whole token. */
+  readonly private: boolean;
+  /** Whether `read` gives the same value in every process on the database. */
+  readonly sharedAcrossProcesses: boolean;
+  /** The database's part of the revision token now. */
+  read(): Promise<string>;
+  /** Releases what `read` holds open. */
+  close(): Promise<void>;
+}
