@@ -1,4 +1,4 @@
-import { runGuarded, snapshotTags, writeGuardsAvailable } from "./db/write-guard";
+import { runGuarded, snapshotTags, writeGuardsAvailable } from "./cache/write-guard";
 import type { Request as ExpressRequest, RequestHandler, Router } from "express";
 import { createEngine, Engine } from "./engine";
 import type { DbOption } from "./db/target";
@@ -10,8 +10,8 @@ import { clientAddressOf, type TrustProxy } from "./routes/client-address";
 import type { CorsOptions } from "./routes/cors";
 import { EngineError } from "./engine-errors";
 import type { RestLogger } from "./routes/types";
-import type { ResponseCacheOptions } from "./routes/response-cache";
-import { AnswerStore } from "./routes/answer-store";
+import type { ResponseCacheOptions } from "./cache/response-cache";
+import { AnswerStore } from "./cache/answer-store";
 import { EPOCH_TAG, readTagVersions, SITE_TAG } from "./db/cache-tags";
 import { cacheTagsMaintained } from "./db/dialects";
 import { CALPRESS_VERSION, codeFingerprint } from "./version";
@@ -136,15 +136,15 @@ export interface SiteOptions {
   /**
    * Reuse of whole anonymous GET answers of the calendar routes while the
    * database is unchanged (SQLite and PostgreSQL, where a change can be
-   * detected with one cheap statement; see lib/db/revision.ts and
-   * lib/routes/response-cache.ts). `false` turns it
+   * detected with one cheap statement; see lib/cache/revision.ts and
+   * lib/cache/response-cache.ts). `false` turns it
    * off. Default: on, 16 MiB, answers at most 1 s old.
    */
   responseCache?: { maxBytes?: number; maxAgeMs?: number } | false;
   /**
    * Keep anonymous answers of single events, venues and organizers in a
    * SQLite file (`file`) beside the database and reuse them while nothing
-   * they show has changed (lib/routes/answer-store.ts). Each is proved
+   * they show has changed (lib/cache/answer-store.ts). Each is proved
    * still good against the database's cache tags before it is sent, so
    * several processes (and writers other than calpress) are safe. SQLite
    * and PostgreSQL; ignored on MariaDB/MySQL. `version` names your own code:

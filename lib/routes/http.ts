@@ -12,8 +12,8 @@
  * `sendComposed` (send.ts).
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
-import { answerKey, declaredOrGlobal } from "./answer-key";
-import type { BuiltAnswer } from "./answer-store";
+import { answerKey, declaredOrGlobal } from "../cache/answer-key";
+import type { BuiltAnswer } from "../cache/answer-store";
 import { compose, NO_CACHE_HEADERS, type AnswerContext } from "./compose";
 import { RestError, internalServerError } from "./errors";
 import { isPlainObject } from "./json";
@@ -21,7 +21,7 @@ import { decodeBody, own, parseBracketString, rawQueryString, type BodySources, 
 import { normalizeRoutePath } from "./patterns";
 import { dispatch, type Authenticated, type Outcome } from "./pipeline";
 import { readPreconditions, writePreconditions } from "./preconditions";
-import type { ComposedResponse } from "./response";
+import type { Answer } from "../cache/answer";
 import type { RouteMatch } from "./route-entry";
 import { requestQuery, sendComposed, sendStoredAnswer } from "./send";
 import type { RouteTable } from "./table";
@@ -165,7 +165,7 @@ async function build(request: RoutedRequest, res: Response, readBody: BodyReader
  * authenticator is asked first for those, once, and its answer handed on);
  * every other request is built.
  */
-async function answerOf(request: RoutedRequest, res: Response, readBody: BodyReader): Promise<ComposedResponse> {
+async function answerOf(request: RoutedRequest, res: Response, readBody: BodyReader): Promise<Answer> {
   const { table, http: req } = request;
   const keeps = table.settings.responseCache !== undefined || table.answerStore !== undefined;
   if (!keeps || !plainRead(req, request)) return (await build(request, res, readBody)).response;
@@ -185,7 +185,7 @@ async function answerOf(request: RoutedRequest, res: Response, readBody: BodyRea
  * stores its answers (`store: true`), else the response cache's when it
  * caches them (`cache: true`), else a fresh one.
  */
-async function keptAnswer(request: RoutedRequest, fresh: () => Promise<BuiltAnswer>): Promise<ComposedResponse> {
+async function keptAnswer(request: RoutedRequest, fresh: () => Promise<BuiltAnswer>): Promise<Answer> {
   const { table, http: req, path, query, urls } = request;
   const endpoint = request.match.endpoint;
   const store = table.answerStore;

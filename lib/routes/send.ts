@@ -4,14 +4,14 @@
  * sent before the request is parsed, routed or authenticated.
  */
 import type { Request, Response } from "express";
-import { answerKey } from "./answer-key";
+import { answerKey } from "../cache/answer-key";
 import { composedHeader, noneMatchFinds, notModified, parseTagList } from "./conditional";
 import { corsHeaders, type CorsPolicy } from "./cors";
 import { parseBracketString, rawQueryString, type ParamMap } from "./params";
-import type { ComposedResponse } from "./response";
+import type { Answer } from "../cache/answer";
 import type { RouteTable } from "./table";
 
-type HeaderList = ComposedResponse["headers"];
+type HeaderList = Answer["headers"];
 
 /**
  * A header list as `writeHead` takes it: `[name, value, name, value, …]`,
@@ -57,7 +57,7 @@ export function mergeVary(existing: number | string | string[] | undefined, adde
  * depend on the request alone, so kept answers (response cache, answer
  * store) are kept without them, one per URL rather than one per Origin.
  */
-export function sendComposed(res: Response, response: ComposedResponse, headOnly: boolean, policy: CorsPolicy): void {
+export function sendComposed(res: Response, response: Answer, headOnly: boolean, policy: CorsPolicy): void {
   if (res.headersSent) return;
   const cors = corsHeaders(policy, res.req);
   const flat = flatten(cors.length === 0 ? response.headers : [...response.headers, ...cors], res.hasHeader("vary") ? res.getHeader("vary") : undefined);
@@ -98,7 +98,7 @@ export type StoredSend = { readonly sent: true } | { readonly sent: false; reado
  * endpoint stores its answers: for a stored single event, as much work as
  * reading and proving the answer. None of it is needed to find out that
  * there is nothing to do: a row for this exact key exists only if the usual
- * path stored it, i.e. the same path and query (answer-key.ts: every
+ * path stored it, i.e. the same path and query (lib/cache/answer-key.ts: every
  * parameter of this request is one the answer depends on, none is
  * `password` or `_method`) reached an endpoint with `store: true`
  * anonymously. What remains to be checked here is what is not in the key:

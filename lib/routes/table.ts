@@ -9,9 +9,9 @@ import type Ajv from "ajv";
 import { namespaceIndexArgs, namespaceIndexEndpoint, siteIndexEndpoint } from "./index-routes";
 import type { ParamMap } from "./params";
 import { compilePattern, joinRoute } from "./patterns";
-import { ResponseCache } from "./response-cache";
+import { ResponseCache } from "../cache/response-cache";
 import { corsPolicy, type CorsPolicy } from "./cors";
-import type { AnswerStore } from "./answer-store";
+import type { AnswerStore } from "../cache/answer-store";
 import type { CompiledEndpoint, RouteEntry, RouteKind, RouteMatch } from "./route-entry";
 import { compileTypedArgs, createAjv } from "./schema-validator";
 import {

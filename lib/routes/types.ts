@@ -8,8 +8,8 @@ import type { CurrentUser } from "../users/types";
 import type { RestError } from "./errors";
 import type { JsonObject, JsonValue } from "./json";
 import type { ParamMap, ParamSource } from "./params";
-import type { ResponseCacheOptions } from "./response-cache";
-import type { AnswerStore } from "./answer-store";
+import type { ResponseCacheOptions } from "../cache/response-cache";
+import type { AnswerStore } from "../cache/answer-store";
 import type { CorsOptions } from "./cors";
 import type { RestUrls } from "./urls";
 
@@ -221,11 +221,11 @@ export interface RestEndpoint<P extends object = Record<string, unknown>> {
   readonly cache?: boolean;
   /**
    * Anonymous GET answers may be kept in the server's answer store
-   * (`RestServerOptions.answerStore`, lib/routes/answer-store.ts) and reused
+   * (`RestServerOptions.answerStore`, lib/cache/answer-store.ts) and reused
    * while the cache tags the handler named (`RestRequest.dependsOn`) keep
    * their versions. For handlers whose answer depends on nothing but the
    * path, the declared args, the global parameters (`ANSWER_PARAMS`,
-   * lib/routes/answer-key.ts) and the tagged data (not the clock): other
+   * lib/cache/answer-key.ts) and the tagged data (not the clock): other
    * parameters are no part of the key. Only the handler's own 2xx is kept.
    */
   readonly store?: boolean;
@@ -309,7 +309,7 @@ export interface RestServerOptions {
   readonly answerStore?: AnswerStore;
   /**
    * Closes the window between an `If-Match` check and the write it allows
-   * (lib/db/write-guard.ts). Default: none (the check and the write are two
+   * (lib/cache/write-guard.ts). Default: none (the check and the write are two
    * steps; a write committed in between goes unnoticed).
    */
   readonly writeGuards?: WriteGuards;

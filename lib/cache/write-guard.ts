@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Knex } from "knex";
-import { readTagVersions } from "./cache-tags";
-import { cacheTagsMaintained, type Dialect } from "./dialects";
-import type { Tables } from "./tables";
+import { readTagVersions } from "../db/cache-tags";
+import { cacheTagsMaintained, type Dialect } from "../db/dialects";
+import type { Tables } from "../db/tables";
 
 /**
  * Conditional writes without a lost-update window (`If-Match`, see
@@ -27,7 +27,7 @@ import type { Tables } from "./tables";
  *   of this process can come between the read and the write; another
  *   process's commit after the read makes our first write fail with
  *   SQLITE_BUSY, and the engine runs the transaction again (guard included).
- * - MariaDB/MySQL: no triggers keep the tags (cache-tags.ts): no guard, the
+ * - MariaDB/MySQL: no triggers keep the tags (lib/db/cache-tags.ts): no guard, the
  *   check-then-write window stays (documented in the README).
  */
 export interface TagSnapshot {
