@@ -44,6 +44,18 @@ export interface WriteGuard {
   spent: boolean;
 }
 
+/**
+ * Versions of cache tags (the dependencies a GET names with
+ * `RestRequest.dependsOn`) and a way to make the next write transaction
+ * fail unless they are unchanged.
+ */
+export interface WriteGuards {
+  /** The versions of `tags` now. */
+  snapshot(tags: ReadonlySet<number>): Promise<TagSnapshot>;
+  /** Runs `work`; its first write transaction throws `stale()` first when a version moved since `snapshot`. */
+  run<T>(snapshot: TagSnapshot, stale: () => Error, work: () => Promise<T>): Promise<T>;
+}
+
 const active = new AsyncLocalStorage<WriteGuard>();
 
 /** Whether this database keeps the tags a guard needs. */

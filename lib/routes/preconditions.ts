@@ -14,7 +14,7 @@ import type { ParamMap } from "./params";
 import { dispatch, type Authenticated, type Outcome } from "./pipeline";
 import type { Answer } from "../cache/answer";
 import type { RouteTable } from "./table";
-import type { WriteGuardSnapshot } from "./types";
+import type { TagSnapshot } from "../cache/write-guard";
 import type { RestUrls } from "./urls";
 
 /**
@@ -99,7 +99,7 @@ export async function checkWriteConditions(table: RouteTable, write: WriteCondit
     dispatch(table, { http: write.http, method: "GET", path: write.path, query, body: { json: {}, form: {} }, urls: write.urls, auth: write.user, headers: write.headers, match: readMatch });
   let current = await read();
   const guards = table.settings.writeGuards;
-  let snapshot: WriteGuardSnapshot | undefined;
+  let snapshot: TagSnapshot | undefined;
   // A second GET that names a tag the snapshot lacks (a link changed in
   // between) takes another round; three at most, then no guard.
   for (let round = 0; guards !== undefined && snapshot === undefined && round < 3; round++) {

@@ -24,9 +24,9 @@ import {
   type RestEndpoint,
   type RestLogger,
   type RestServerOptions,
-  type WriteGuards,
   type RouteOptions,
 } from "./types";
+import type { WriteGuards } from "../cache/write-guard";
 import { DEFAULT_REST_PREFIX, normalizePrefix, siteRestUrls, type RestUrls } from "./urls";
 import { parseSiteUrl } from "../format/site-url";
 

@@ -10,6 +10,7 @@ import type { JsonObject, JsonValue } from "./json";
 import type { ParamMap, ParamSource } from "./params";
 import type { ResponseCacheOptions } from "../cache/response-cache";
 import type { AnswerStore } from "../cache/answer-store";
+import type { WriteGuards } from "../cache/write-guard";
 import type { CorsOptions } from "./cors";
 import type { RestUrls } from "./urls";
 
@@ -315,21 +316,4 @@ export interface RestServerOptions {
   readonly writeGuards?: WriteGuards;
   /** CORS headers (cors.ts): default WordPress's, every Origin echoed with credentials; `false`: none. */
   readonly cors?: CorsOptions | false;
-}
-
-/**
- * Versions of cache tags (the dependencies a GET names with
- * `RestRequest.dependsOn`) and a way to make the next write transaction
- * fail unless they are unchanged.
- */
-export interface WriteGuards {
-  /** The versions of `tags` now. */
-  snapshot(tags: ReadonlySet<number>): Promise<WriteGuardSnapshot>;
-  /** Runs `work`; its first write transaction throws `stale()` first when a version moved since `snapshot`. */
-  run<T>(snapshot: WriteGuardSnapshot, stale: () => Error, work: () => Promise<T>): Promise<T>;
-}
-
-export interface WriteGuardSnapshot {
-  readonly tags: readonly number[];
-  readonly versions: ReadonlyMap<number, number>;
 }
