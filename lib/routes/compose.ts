@@ -91,7 +91,7 @@ export function compose(req: Request, outcome: Outcome, ctx: AnswerContext, priv
   // The tag of what a GET shows (conditional.ts), kept with the answer by the response cache and the answer store.
   if (reading && outcome.status === 200) headers.push(["ETag", entityTag(status, contentType ?? "", routeHeaders, bytes)]);
 
-  // The CORS headers themselves depend on the request alone: `sendComposed`
+  // The CORS headers themselves depend on the request alone: `sendAnswer`
   // adds them (cors.ts), so that kept answers serve every Origin.
   // What a GET shows depends on the credentials (drafts, Allow) and its CORS headers (unless none or `*`) on the Origin.
   const byOrigin = corsVariesByOrigin(ctx.table.settings.cors);

@@ -75,8 +75,8 @@ export function noneMatchFinds(list: TagList, etag: string | undefined): boolean
   return list.some((tag) => tag.opaque === etag);
 }
 
-/** The value of a header of a composed answer (names compared case-insensitively). */
-export function composedHeader(response: Answer, name: string): string | undefined {
+/** The value of a header of an answer (names compared case-insensitively). */
+export function answerHeader(response: Answer, name: string): string | undefined {
   const lower = name.toLowerCase();
   for (const [key, value] of response.headers) if (key.toLowerCase() === lower) return value;
   return undefined;

@@ -8,7 +8,7 @@
 import type { Request } from "express";
 import type { CurrentUser } from "../users/types";
 import { compose, serialize, type AnswerContext } from "./compose";
-import { composedHeader, entityTag, ifMatchPasses, noneMatchFinds, notModified, parseTagList, preconditionFailed } from "./conditional";
+import { answerHeader, entityTag, ifMatchPasses, noneMatchFinds, notModified, parseTagList, preconditionFailed } from "./conditional";
 import { isRestError, type RestError } from "./errors";
 import type { ParamMap } from "./params";
 import { dispatch, type Authenticated, type Outcome } from "./pipeline";
@@ -24,7 +24,7 @@ import type { RestUrls } from "./urls";
  */
 export function readPreconditions(req: Request, response: Answer, ctx: AnswerContext): Answer {
   if (response.status !== 200 || (ctx.method !== "GET" && ctx.method !== "HEAD")) return response;
-  const etag = composedHeader(response, "ETag");
+  const etag = answerHeader(response, "ETag");
   if (etag === undefined) return response;
   const ifMatch = parseTagList(req.get("if-match"));
   if (ifMatch !== undefined && !ifMatchPasses(ifMatch, etag)) {
