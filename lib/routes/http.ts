@@ -6,9 +6,10 @@
  * One request, top to bottom, never back up: the router (`serve`) parses
  * the query and path once → a stored answer is sent at once (send.ts,
  * `storedBeforeRouting`) → else the method is decided and the route matched
- * once (`routed`) → a kept answer (`answer`, lib/cache/layers.ts) or `build`: body, write preconditions (preconditions.ts), the
- * pipeline (pipeline.ts: authentication, validation, permission, the
- * handler and its queries) → `compose` (compose.ts) → read preconditions →
+ * once (`routed`) → a kept answer (`answer`, lib/cache/layers.ts) or
+ * `build`: body, write preconditions (preconditions.ts), the pipeline
+ * (pipeline.ts: authentication, validation, permission, the handler and its
+ * queries) → `compose` (compose.ts) → read preconditions →
  * `sendAnswer` (send.ts).
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
