@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import type { ReadCache } from "./db/revision";
+import type { ReadCache } from "./cache/revision";
 import type { Tables } from "./db/tables";
 import type { Dialect } from "./db/dialects";
 import type { Change } from "./hooks/types";

@@ -4,8 +4,8 @@ import { dialectFor, type Dialect } from "./db/dialects";
 import { coreTables, migrateCacheTags, migrateCore, migrateFieldTableTags } from "./db/migrations";
 import { checkOwnership } from "./db/ownership";
 import { tableNames, TableNameError, type Tables } from "./db/tables";
-import { DataRevision, ReadCache } from "./db/revision";
-import { checkWriteGuard, currentWriteGuard } from "./db/write-guard";
+import { DataRevision, ReadCache } from "./cache/revision";
+import { checkWriteGuard, currentWriteGuard } from "./cache/write-guard";
 import type { DbOption } from "./db/target";
 import type { EngineApi } from "./engine-api";
 import { isRetryableTransactionError } from "./engine-errors";
@@ -47,7 +47,7 @@ interface Shared {
   registry: Registry;
   optionsCache: OptionsCache;
   clock: () => Date;
-  /** Read results reused while the database is unchanged (SQLite and PostgreSQL; see db/revision.ts). */
+  /** Read results reused while the database is unchanged (SQLite and PostgreSQL; see lib/cache/revision.ts). */
   readCache: ReadCache;
   /** Whether the search index table the query can join is there (null: not looked yet). */
   searchIndex: boolean | null;

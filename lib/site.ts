@@ -1,4 +1,4 @@
-import { runGuarded, snapshotTags, writeGuardsAvailable } from "./db/write-guard";
+import { createCaching } from "./cache";
 import type { Request as ExpressRequest, RequestHandler, Router } from "express";
 import { createEngine, Engine } from "./engine";
 import type { DbOption } from "./db/target";
@@ -10,11 +10,6 @@ import { clientAddressOf, type TrustProxy } from "./routes/client-address";
 import type { CorsOptions } from "./routes/cors";
 import { EngineError } from "./engine-errors";
 import type { RestLogger } from "./routes/types";
-import type { ResponseCacheOptions } from "./routes/response-cache";
-import { AnswerStore } from "./routes/answer-store";
-import { EPOCH_TAG, readTagVersions, SITE_TAG } from "./db/cache-tags";
-import { cacheTagsMaintained } from "./db/dialects";
-import { CALPRESS_VERSION, codeFingerprint } from "./version";
 import { registerCalendar } from "./calendar/plugin";
 import { isValidTimeZone } from "./dates/format";
 import { createSitePages } from "./pages";
@@ -136,15 +131,15 @@ export interface SiteOptions {
   /**
    * Reuse of whole anonymous GET answers of the calendar routes while the
    * database is unchanged (SQLite and PostgreSQL, where a change can be
-   * detected with one cheap statement; see lib/db/revision.ts and
-   * lib/routes/response-cache.ts). `false` turns it
+   * detected with one cheap statement; see lib/cache/revision.ts and
+   * lib/cache/response-cache.ts). `false` turns it
    * off. Default: on, 16 MiB, answers at most 1 s old.
    */
   responseCache?: { maxBytes?: number; maxAgeMs?: number } | false;
   /**
    * Keep anonymous answers of single events, venues and organizers in a
    * SQLite file (`file`) beside the database and reuse them while nothing
-   * they show has changed (lib/routes/answer-store.ts). Each is proved
+   * they show has changed (lib/cache/answer-store.ts). Each is proved
    * still good against the database's cache tags before it is sent, so
    * several processes (and writers other than calpress) are safe. SQLite
    * and PostgreSQL; ignored on MariaDB/MySQL. `version` names your own code:
@@ -219,6 +214,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
   try {
     const hostUsers = new HostUsers(engine, provision, options.logger);
     const authenticator = (req: ExpressRequest): Promise<CurrentUser | null | RestError> => authenticate(engine, hostUsers, options, clientKey, req);
+    const caching = createCaching(engine, options);
     const rest = new RestServer({
       authenticate:
         options.loginLimit === false
@@ -234,10 +230,8 @@ export async function createSite(options: SiteOptions): Promise<Site> {
       siteUrl,
       maxBodyBytes: options.maxBodyBytes,
       logger: options.logger,
-      responseCache: responseCacheOptions(engine, options.responseCache),
-      writeGuards: writeGuardsAvailable(engine.knex)
-        ? { snapshot: (tags) => snapshotTags(engine.knex, engine.tables, tags), run: (snapshot, stale, work) => runGuarded(snapshot, stale, work) }
-        : undefined,
+      responseCache: caching.responseCache,
+      writeGuards: caching.writeGuards,
       siteInfo: async () => {
         const timezone = await engine.options.timezone();
         return {
@@ -253,7 +247,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     const webhooks = new WebhookDeliverer(engine, options.webhooks || {}, engine.hooks.logger);
     // Also picks up rows an earlier process wrote and never delivered.
     if (options.webhooks !== false && options.webhooks?.autoStart !== false) webhooks.start();
-    rest.answerStore = await openAnswerStore(engine, options);
+    rest.answerStore = await caching.openStore();
     // Written only when they differ: any write to the options voids every
     // stored answer (they all show the site's options), and a restart with
     // the same --timezone must not.
@@ -436,36 +430,4 @@ class HostUsers {
     if (this.logger !== undefined) this.logger.error(message);
     else console.error(message);
   }
-}
-
-function responseCacheOptions(engine: Engine, setting: SiteOptions["responseCache"]): ResponseCacheOptions | undefined {
-  const reads = engine.readCache;
-  if (setting === false || reads === null) return undefined;
-  return { ...setting, revision: () => reads.token() };
-}
-
-async function openAnswerStore(engine: Engine, options: SiteOptions): Promise<AnswerStore | undefined> {
-  const setting = options.answerStore;
-  const reads = engine.readCache;
-  if (setting === undefined || setting === false || reads === null || !cacheTagsMaintained(engine.knex)) return undefined;
-  const epoch = (await readTagVersions(engine.knex, engine.tables, [EPOCH_TAG])).get(EPOCH_TAG) ?? 0;
-  // Processes on one PostgreSQL database share a store file's proofs (see sharedToken).
-  const shared = reads.sharesTokens;
-  return AnswerStore.open({
-    file: setting.file,
-    maxBytes: setting.maxBytes,
-    revision: shared ? () => reads.sharedToken() : () => reads.token(),
-    sharedRevision: shared,
-    versions: (tags) => readTagVersions(engine.knex, engine.tables, tags),
-    always: [SITE_TAG, EPOCH_TAG],
-    identity: `calpress ${CALPRESS_VERSION} ${codeFingerprint()}; epoch ${epoch}; site ${setting.version ?? ""}`,
-    logger: options.logger,
-    attach: sqliteAttachment(engine),
-  });
-}
-
-/** The SQLite file of the site's database, if it is one (not `:memory:`), and its cache-tags table. */
-function sqliteAttachment(engine: Engine): { file: string; cacheTags: string } | undefined {
-  const file = engine.dialect.filePath(engine.knex);
-  return file === null ? undefined : { file, cacheTags: engine.tables.cacheTags };
 }

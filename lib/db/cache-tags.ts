@@ -5,7 +5,7 @@ import type { TableKey, Tables } from "./tables";
  * Cache tags: one version counter per thing an answer can show (a post, a
  * term, the site's options and users, the set of slugs), bumped by database
  * triggers in the transaction of every write that changes it. A stored
- * answer (lib/routes/answer-store.ts) keeps the versions of the tags it
+ * answer (lib/cache/answer-store.ts) keeps the versions of the tags it
  * read; it is still good exactly while they are unchanged.
  *
  * Triggers rather than calls in the engine's write paths: every writer is
@@ -31,7 +31,7 @@ import type { TableKey, Tables } from "./tables";
  * (`Dialect.cacheTagTriggers`, lib/db/dialects); the table and the epoch are
  * made by `migrateCacheTags` (lib/db/migrations.ts). MariaDB/MySQL get the
  * table but no triggers yet: answers are not stored there (it has no cheap
- * commit counter either, see revision.ts).
+ * commit counter either, see lib/cache/revision.ts).
  */
 export const postTag = (id: number): number => id * 4;
 export const termTag = (id: number): number => id * 4 + 1;

@@ -2,7 +2,7 @@ import type { Knex } from "knex";
 import { postTag, termTag } from "../db/cache-tags";
 import { selectByShape } from "../db/compiled";
 import { storedIds } from "../db/ids";
-import { noteTagsRead } from "../db/tag-audit";
+import { noteTagsRead } from "../cache/tag-audit";
 import type { EngineContext } from "../engine-context";
 import { hasNul } from "../engine-errors";
 import { rowToTerm, type TermRow } from "../taxonomy/terms";

@@ -168,7 +168,7 @@ export class PostQueries {
    * How this call reads: through the read cache under the revision of now
    * (one `data_version` statement for the whole call, whatever it reads
    * then), or straight from the database inside a transaction and on the
-   * databases without cache (db/revision.ts).
+   * databases without cache (lib/cache/revision.ts).
    */
   private async rememberer(): Promise<Remember> {
     const cache = this.e.readCache;

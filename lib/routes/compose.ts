@@ -12,7 +12,7 @@ import { filterFields, parseFields } from "./fields";
 import { encodeJson } from "./json";
 import { own, type ParamMap } from "./params";
 import type { Outcome } from "./pipeline";
-import type { ComposedResponse } from "./response";
+import type { Answer } from "../cache/answer";
 import type { RouteTable } from "./table";
 import type { RestUrls } from "./urls";
 
@@ -71,7 +71,7 @@ export function serialize(table: RouteTable, outcome: Outcome, query: Readonly<P
  * The answer as status, headers and body: everything but the socket, so that
  * the response cache can keep it and write it again.
  */
-export function compose(req: Request, outcome: Outcome, ctx: AnswerContext, privateAnswer = false): ComposedResponse {
+export function compose(req: Request, outcome: Outcome, ctx: AnswerContext, privateAnswer = false): Answer {
   const { status, headers: routeHeaders, body, contentType } = serialize(ctx.table, outcome, ctx.query);
   const headers: [string, string][] = [
     ["Content-Type", contentType ?? "application/json; charset=UTF-8"],
@@ -91,7 +91,7 @@ export function compose(req: Request, outcome: Outcome, ctx: AnswerContext, priv
   // The tag of what a GET shows (conditional.ts), kept with the answer by the response cache and the answer store.
   if (reading && outcome.status === 200) headers.push(["ETag", entityTag(status, contentType ?? "", routeHeaders, bytes)]);
 
-  // The CORS headers themselves depend on the request alone: `sendComposed`
+  // The CORS headers themselves depend on the request alone: `sendAnswer`
   // adds them (cors.ts), so that kept answers serve every Origin.
   // What a GET shows depends on the credentials (drafts, Allow) and its CORS headers (unless none or `*`) on the Origin.
   const byOrigin = corsVariesByOrigin(ctx.table.settings.cors);

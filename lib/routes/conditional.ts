@@ -14,7 +14,7 @@
  */
 import { createHash } from "node:crypto";
 import { RestError } from "./errors";
-import type { ComposedResponse } from "./response";
+import type { Answer } from "../cache/answer";
 
 /** 412: the resource is not (or no longer) what the client's precondition said. */
 export function preconditionFailed(): RestError {
@@ -75,8 +75,8 @@ export function noneMatchFinds(list: TagList, etag: string | undefined): boolean
   return list.some((tag) => tag.opaque === etag);
 }
 
-/** The value of a header of a composed answer (names compared case-insensitively). */
-export function composedHeader(response: ComposedResponse, name: string): string | undefined {
+/** The value of a header of an answer (names compared case-insensitively). */
+export function answerHeader(response: Answer, name: string): string | undefined {
   const lower = name.toLowerCase();
   for (const [key, value] of response.headers) if (key.toLowerCase() === lower) return value;
   return undefined;
@@ -89,7 +89,7 @@ export function composedHeader(response: ComposedResponse, name: string): string
  */
 const NOT_MODIFIED_KEEPS = new Set(["etag", "cache-control", "expires", "vary"]);
 
-export function notModified(response: ComposedResponse): ComposedResponse {
+export function notModified(response: Answer): Answer {
   return {
     status: 304,
     headers: response.headers.filter(([name]) => {

@@ -1,19 +1,20 @@
 /**
  * The HTTP adapter: the Express router and `?rest_route=` middleware, body
  * reading and size limit, method override, and where an answer comes from
- * (the answer store, the response cache or the pipeline).
+ * (the answer layers of lib/cache/layers.ts, or the pipeline).
  *
  * One request, top to bottom, never back up: the router (`serve`) parses
- * the query and path once → a stored answer is sent at once (send.ts) →
- * else the method is decided and the route matched once (`routed`) → a kept
- * answer or `build`: body, write preconditions (preconditions.ts), the
- * pipeline (pipeline.ts: authentication, validation, permission, the
- * handler and its queries) → `compose` (compose.ts) → read preconditions →
- * `sendComposed` (send.ts).
+ * the query and path once → a stored answer is sent at once (send.ts,
+ * `storedBeforeRouting`) → else the method is decided and the route matched
+ * once (`routed`) → a kept answer (`answer`, lib/cache/layers.ts) or
+ * `build`: body, write preconditions (preconditions.ts), the pipeline
+ * (pipeline.ts: authentication, validation, permission, the handler and its
+ * queries) → `compose` (compose.ts) → read preconditions →
+ * `sendAnswer` (send.ts).
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
-import { answerKey, declaredOrGlobal } from "./answer-key";
-import type { BuiltAnswer } from "./answer-store";
+import { answer } from "../cache/layers";
+import type { BuiltAnswer } from "../cache/answer-store";
 import { compose, NO_CACHE_HEADERS, type AnswerContext } from "./compose";
 import { RestError, internalServerError } from "./errors";
 import { isPlainObject } from "./json";
@@ -21,9 +22,9 @@ import { decodeBody, own, parseBracketString, rawQueryString, type BodySources, 
 import { normalizeRoutePath } from "./patterns";
 import { dispatch, type Authenticated, type Outcome } from "./pipeline";
 import { readPreconditions, writePreconditions } from "./preconditions";
-import type { ComposedResponse } from "./response";
+import type { Answer } from "../cache/answer";
 import type { RouteMatch } from "./route-entry";
-import { requestQuery, sendComposed, sendStoredAnswer } from "./send";
+import { requestQuery, sendAnswer, sendStoredAnswer } from "./send";
 import type { RouteTable } from "./table";
 import { restRouteUrls, restUrls, type RestUrls } from "./urls";
 
@@ -102,7 +103,7 @@ function answerUrls(table: RouteTable, req: Request, res: Response, via: "router
       ["X-Content-Type-Options", "nosniff"],
       ...Object.entries(NO_CACHE_HEADERS),
     ];
-    sendComposed(res, { status: err.httpStatus, headers, body: Buffer.from(JSON.stringify(err.toJSON())), noCache: true }, req.method === "HEAD", table.settings.cors);
+    sendAnswer(res, { status: err.httpStatus, headers, body: Buffer.from(JSON.stringify(err.toJSON())), noCache: true }, req.method === "HEAD", table.settings.cors);
     return undefined;
   }
 }
@@ -114,7 +115,7 @@ interface RoutedRequest extends AnswerContext {
   readonly path: string;
   /** `table.match(path, method)`, handed to the pipeline. */
   readonly match: RouteMatch;
-  /** The key under which `sendStoredAnswer` just found no stored answer (not read again). */
+  /** The key under which `storedBeforeRouting` just found no stored answer (not read again). */
   readonly peeked: string | undefined;
 }
 
@@ -165,7 +166,7 @@ async function build(request: RoutedRequest, res: Response, readBody: BodyReader
  * authenticator is asked first for those, once, and its answer handed on);
  * every other request is built.
  */
-async function answerOf(request: RoutedRequest, res: Response, readBody: BodyReader): Promise<ComposedResponse> {
+async function answerOf(request: RoutedRequest, res: Response, readBody: BodyReader): Promise<Answer> {
   const { table, http: req } = request;
   const keeps = table.settings.responseCache !== undefined || table.answerStore !== undefined;
   if (!keeps || !plainRead(req, request)) return (await build(request, res, readBody)).response;
@@ -177,38 +178,18 @@ async function answerOf(request: RoutedRequest, res: Response, readBody: BodyRea
     return compose(req, { status: 500, data: internalServerError().toJSON(), headers: {}, user: null }, request);
   }
   if (auth !== null) return (await build(request, res, readBody, auth)).response;
-  return keptAnswer(request, () => build(request, res, readBody, null));
-}
-
-/**
- * An anonymous plain read: the answer store's answer when the endpoint
- * stores its answers (`store: true`), else the response cache's when it
- * caches them (`cache: true`), else a fresh one.
- */
-async function keptAnswer(request: RoutedRequest, fresh: () => Promise<BuiltAnswer>): Promise<ComposedResponse> {
-  const { table, http: req, path, query, urls } = request;
   const endpoint = request.match.endpoint;
-  const store = table.answerStore;
-  const cache = table.settings.responseCache;
-  // Stored answers skip the in-memory cache: they are spread over too many
-  // URLs to be asked twice in its one second, and proving one costs no more
-  // than the memory cache's own revision check. A request carrying a post
-  // password gets the unlocked post: never kept on disk.
-  if (store !== undefined && own(query, "password") === undefined && endpoint?.spec.store === true) {
-    // Keyed by what the answer depends on: parameters the endpoint does not declare make no row of their own.
-    const key = answerKey(urls.root, path, query, declaredOrGlobal(endpoint.args));
-    if (key !== undefined) return store.answer(key, fresh, key === request.peeked);
-  }
-  const key = cache === undefined ? undefined : answerKey(urls.root, path, query);
-  if (cache === undefined || key === undefined) return (await fresh()).response;
-  return cache.answer(
-    // An endpoint may answer by the Accept header (the events list as iCalendar): kept answers are per Accept value.
-    `${key}\u0000${req.get("accept") ?? ""}`,
-    () => endpoint?.spec.cache === true,
-    async () => {
-      const built = await fresh();
-      return { response: built.response, keep: built.success && built.response.status === 200 && !built.response.noCache };
+  return answer(
+    { store: table.answerStore, memory: table.settings.responseCache },
+    {
+      root: request.urls.root,
+      path: request.path,
+      query: request.query,
+      accept: req.get("accept") ?? "",
+      endpoint: endpoint === undefined ? undefined : { store: endpoint.spec.store === true, cache: endpoint.spec.cache === true, args: endpoint.args },
+      peeked: request.peeked,
     },
+    () => build(request, res, readBody, null),
   );
 }
 
@@ -216,7 +197,7 @@ async function keptAnswer(request: RoutedRequest, fresh: () => Promise<BuiltAnsw
 async function handleHttp(request: RoutedRequest, res: Response, readBody: BodyReader): Promise<void> {
   const response = await answerOf(request, res, readBody);
   if (res.headersSent) return;
-  sendComposed(res, readPreconditions(request.http, response, request), request.realMethod === "HEAD" || request.method === "HEAD", request.table.settings.cors);
+  sendAnswer(res, readPreconditions(request.http, response, request), request.realMethod === "HEAD" || request.method === "HEAD", request.table.settings.cors);
 }
 
 /**
@@ -229,7 +210,7 @@ function serve(table: RouteTable, req: Request, res: Response, next: NextFunctio
   const query = requestQuery(req);
   const path = normalizeRoutePath(rawPath);
   const stored = sendStoredAnswer(table, req, res, urls.root, path, query);
-  if (stored.sent) return;
+  if (stored.found !== undefined) return;
   // Express 4 does not catch a handler's rejected promise (5 does): hand it to the host's error handling in both.
   handleHttp(routed(table, req, path, urls, query, stored.key), res, readBody).catch(next);
 }

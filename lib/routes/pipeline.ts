@@ -17,7 +17,7 @@ import type { RouteTable } from "./table";
 import type { RestUrls } from "./urls";
 import { validateRequest } from "./validate-params";
 import { actingAs } from "../hooks/actor";
-import { audited, tagAuditOn } from "../db/tag-audit";
+import { audited, tagAuditOn } from "../cache/tag-audit";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -121,7 +121,7 @@ async function runEndpoint(req: ServerRequest, endpoint: CompiledEndpoint, cache
   // Writes run as their user, so the changes they record name who made them (lib/hooks/actor.ts); reads skip the context.
   const handle = async (): Promise<unknown> =>
     READ_METHODS.has(req.method) ? endpoint.spec.handler(req) : actingAs(req.user?.id ?? null, () => endpoint.spec.handler(req));
-  // Stored answers must name every post and term they read (lib/db/tag-audit.ts): checked where the audit is on.
+  // Stored answers must name every post and term they read (lib/cache/tag-audit.ts): checked where the audit is on.
   const result: unknown = await (endpoint.spec.store === true && tagAuditOn() ? audited(`${req.method} ${req.route}`, req.dependencies, handle) : handle());
   return handlerOutcome(result, req);
 }

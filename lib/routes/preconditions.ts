@@ -8,13 +8,13 @@
 import type { Request } from "express";
 import type { CurrentUser } from "../users/types";
 import { compose, serialize, type AnswerContext } from "./compose";
-import { composedHeader, entityTag, ifMatchPasses, noneMatchFinds, notModified, parseTagList, preconditionFailed } from "./conditional";
+import { answerHeader, entityTag, ifMatchPasses, noneMatchFinds, notModified, parseTagList, preconditionFailed } from "./conditional";
 import { isRestError, type RestError } from "./errors";
 import type { ParamMap } from "./params";
 import { dispatch, type Authenticated, type Outcome } from "./pipeline";
-import type { ComposedResponse } from "./response";
+import type { Answer } from "../cache/answer";
 import type { RouteTable } from "./table";
-import type { WriteGuardSnapshot } from "./types";
+import type { TagSnapshot } from "../cache/write-guard";
 import type { RestUrls } from "./urls";
 
 /**
@@ -22,9 +22,9 @@ import type { RestUrls } from "./urls";
  * (RFC 9110 §13.2.2: only a 200 with its tag is affected): a failed
  * `If-Match` is a 412; an `If-None-Match` that lists the current tag a 304.
  */
-export function readPreconditions(req: Request, response: ComposedResponse, ctx: AnswerContext): ComposedResponse {
+export function readPreconditions(req: Request, response: Answer, ctx: AnswerContext): Answer {
   if (response.status !== 200 || (ctx.method !== "GET" && ctx.method !== "HEAD")) return response;
-  const etag = composedHeader(response, "ETag");
+  const etag = answerHeader(response, "ETag");
   if (etag === undefined) return response;
   const ifMatch = parseTagList(req.get("if-match"));
   if (ifMatch !== undefined && !ifMatchPasses(ifMatch, etag)) {
@@ -77,7 +77,7 @@ export interface WriteCheck {
  *
  * Between this check and the write's own transaction another writer may
  * commit (the handlers open their transactions themselves, so the two
- * cannot share one). With write guards (lib/db/write-guard.ts) that is
+ * cannot share one). With write guards (lib/cache/write-guard.ts) that is
  * caught: the versions of the cache tags the GET names are read after a
  * first GET, the ETag compared is that of a second GET made after the
  * read, and the write's transaction fails with 412 when one of them moved
@@ -99,7 +99,7 @@ export async function checkWriteConditions(table: RouteTable, write: WriteCondit
     dispatch(table, { http: write.http, method: "GET", path: write.path, query, body: { json: {}, form: {} }, urls: write.urls, auth: write.user, headers: write.headers, match: readMatch });
   let current = await read();
   const guards = table.settings.writeGuards;
-  let snapshot: WriteGuardSnapshot | undefined;
+  let snapshot: TagSnapshot | undefined;
   // A second GET that names a tag the snapshot lacks (a link changed in
   // between) takes another round; three at most, then no guard.
   for (let round = 0; guards !== undefined && snapshot === undefined && round < 3; round++) {

@@ -41,12 +41,3 @@ export function rawResponse(text: string, contentType: string, status = 200, hea
 export function isRestResponse(value: unknown): value is RestResponse {
   return value instanceof RestResponse;
 }
-
-/** What the HTTP layer sends: status, headers in order, and the body (null: none, e.g. 304). */
-export interface ComposedResponse {
-  readonly status: number;
-  readonly headers: readonly (readonly [string, string])[];
-  readonly body: Buffer | null;
-  /** Clears a `Last-Modified` a host middleware may have set (no-cache answers). */
-  readonly noCache: boolean;
-}

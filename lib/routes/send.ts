@@ -1,17 +1,18 @@
 /**
- * Putting a composed answer on the socket, and the short way for stored
- * answers: an anonymous GET of a URL whose answer is in the answer store is
- * sent before the request is parsed, routed or authenticated.
+ * Putting an answer (lib/cache/answer.ts) on the socket, and the short way
+ * for stored answers: an anonymous GET of a URL whose answer is in the
+ * answer store is sent before the request is routed or authenticated
+ * (`storedBeforeRouting`, lib/cache/layers.ts).
  */
 import type { Request, Response } from "express";
-import { answerKey } from "./answer-key";
-import { composedHeader, noneMatchFinds, notModified, parseTagList } from "./conditional";
+import { storedBeforeRouting, type StoredLook } from "../cache/layers";
+import { answerHeader, noneMatchFinds, notModified, parseTagList } from "./conditional";
 import { corsHeaders, type CorsPolicy } from "./cors";
 import { parseBracketString, rawQueryString, type ParamMap } from "./params";
-import type { ComposedResponse } from "./response";
+import type { Answer } from "../cache/answer";
 import type { RouteTable } from "./table";
 
-type HeaderList = ComposedResponse["headers"];
+type HeaderList = Answer["headers"];
 
 /**
  * A header list as `writeHead` takes it: `[name, value, name, value, …]`,
@@ -57,7 +58,7 @@ export function mergeVary(existing: number | string | string[] | undefined, adde
  * depend on the request alone, so kept answers (response cache, answer
  * store) are kept without them, one per URL rather than one per Origin.
  */
-export function sendComposed(res: Response, response: ComposedResponse, headOnly: boolean, policy: CorsPolicy): void {
+export function sendAnswer(res: Response, response: Answer, headOnly: boolean, policy: CorsPolicy): void {
   if (res.headersSent) return;
   const cors = corsHeaders(policy, res.req);
   const flat = flatten(cors.length === 0 ? response.headers : [...response.headers, ...cors], res.hasHeader("vary") ? res.getHeader("vary") : undefined);
@@ -83,48 +84,17 @@ export function requestQuery(req: Request): ParamMap {
 }
 
 /**
- * What `sendStoredAnswer` did: sent the stored answer; found none under the
- * key it could compute (`key`, which the usual path need not read again);
- * or could not answer this request.
- */
-export type StoredSend = { readonly sent: true } | { readonly sent: false; readonly key?: string };
-
-/**
  * Sends the stored answer of an anonymous plain GET/HEAD when the store has
- * one that is still good, before anything else is done for the request.
- *
- * The usual path (http.ts) reaches the store only after parsing the query,
- * matching the route, asking the authenticator and checking that the
- * endpoint stores its answers: for a stored single event, as much work as
- * reading and proving the answer. None of it is needed to find out that
- * there is nothing to do: a row for this exact key exists only if the usual
- * path stored it, i.e. the same path and query (answer-key.ts: every
- * parameter of this request is one the answer depends on, none is
- * `password` or `_method`) reached an endpoint with `store: true`
- * anonymously. What remains to be checked here is what is not in the key:
- * the method, no body, no method override header, no credentials
- * (`isAnonymous`, which must be sure: an unsure request takes the usual
- * path) and `If-Match` (left to the usual path, which answers 412s).
- * `If-None-Match` is answered here.
+ * one that is still good (`storedBeforeRouting`, lib/cache/layers.ts),
+ * before the request is routed. `If-None-Match` is answered here; `If-Match`
+ * never reaches this (the usual path answers 412s).
  */
-export function sendStoredAnswer(table: RouteTable, req: Request, res: Response, root: string, path: string, query: ParamMap): StoredSend {
-  const store = table.answerStore;
-  const anonymous = table.settings.isAnonymous;
-  const none = { sent: false } as const;
-  if (store === undefined || anonymous === undefined || !store.synchronous) return none;
-  const method = req.method;
-  if (method !== "GET" && method !== "HEAD") return none;
-  const headers = req.headers;
-  if (headers["x-http-method-override"] !== undefined || headers["if-match"] !== undefined || headers["transfer-encoding"] !== undefined) return none;
-  const length = headers["content-length"];
-  if (length !== undefined && length !== "0") return none;
-  if (!anonymous(req)) return none;
-  const key = answerKey(root, path, query);
-  if (key === undefined) return none;
-  const stored = store.peek(key);
-  if (stored === undefined) return { sent: false, key };
-  const ifNoneMatch = parseTagList(headers["if-none-match"]);
-  const response = ifNoneMatch !== undefined && stored.status === 200 && noneMatchFinds(ifNoneMatch, composedHeader(stored, "ETag")) ? notModified(stored) : stored;
-  sendComposed(res, response, method === "HEAD", table.settings.cors);
-  return { sent: true };
+export function sendStoredAnswer(table: RouteTable, req: Request, res: Response, root: string, path: string, query: ParamMap): StoredLook {
+  const look = storedBeforeRouting(table.answerStore, table.settings.isAnonymous, req, root, path, query);
+  const stored = look.found;
+  if (stored === undefined) return look;
+  const ifNoneMatch = parseTagList(req.headers["if-none-match"]);
+  const response = ifNoneMatch !== undefined && stored.status === 200 && noneMatchFinds(ifNoneMatch, answerHeader(stored, "ETag")) ? notModified(stored) : stored;
+  sendAnswer(res, response, req.method === "HEAD", table.settings.cors);
+  return look;
 }

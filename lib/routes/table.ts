@@ -9,9 +9,9 @@ import type Ajv from "ajv";
 import { namespaceIndexArgs, namespaceIndexEndpoint, siteIndexEndpoint } from "./index-routes";
 import type { ParamMap } from "./params";
 import { compilePattern, joinRoute } from "./patterns";
-import { ResponseCache } from "./response-cache";
+import { ResponseCache } from "../cache/response-cache";
 import { corsPolicy, type CorsPolicy } from "./cors";
-import type { AnswerStore } from "./answer-store";
+import type { AnswerStore } from "../cache/answer-store";
 import type { CompiledEndpoint, RouteEntry, RouteKind, RouteMatch } from "./route-entry";
 import { compileTypedArgs, createAjv } from "./schema-validator";
 import {
@@ -24,9 +24,9 @@ import {
   type RestEndpoint,
   type RestLogger,
   type RestServerOptions,
-  type WriteGuards,
   type RouteOptions,
 } from "./types";
+import type { WriteGuards } from "../cache/write-guard";
 import { DEFAULT_REST_PREFIX, normalizePrefix, siteRestUrls, type RestUrls } from "./urls";
 import { parseSiteUrl } from "../format/site-url";
 

@@ -8,8 +8,9 @@ import type { CurrentUser } from "../users/types";
 import type { RestError } from "./errors";
 import type { JsonObject, JsonValue } from "./json";
 import type { ParamMap, ParamSource } from "./params";
-import type { ResponseCacheOptions } from "./response-cache";
-import type { AnswerStore } from "./answer-store";
+import type { ResponseCacheOptions } from "../cache/response-cache";
+import type { AnswerStore } from "../cache/answer-store";
+import type { WriteGuards } from "../cache/write-guard";
 import type { CorsOptions } from "./cors";
 import type { RestUrls } from "./urls";
 
@@ -221,11 +222,11 @@ export interface RestEndpoint<P extends object = Record<string, unknown>> {
   readonly cache?: boolean;
   /**
    * Anonymous GET answers may be kept in the server's answer store
-   * (`RestServerOptions.answerStore`, lib/routes/answer-store.ts) and reused
+   * (`RestServerOptions.answerStore`, lib/cache/answer-store.ts) and reused
    * while the cache tags the handler named (`RestRequest.dependsOn`) keep
    * their versions. For handlers whose answer depends on nothing but the
    * path, the declared args, the global parameters (`ANSWER_PARAMS`,
-   * lib/routes/answer-key.ts) and the tagged data (not the clock): other
+   * lib/cache/answer-key.ts) and the tagged data (not the clock): other
    * parameters are no part of the key. Only the handler's own 2xx is kept.
    */
   readonly store?: boolean;
@@ -309,27 +310,10 @@ export interface RestServerOptions {
   readonly answerStore?: AnswerStore;
   /**
    * Closes the window between an `If-Match` check and the write it allows
-   * (lib/db/write-guard.ts). Default: none (the check and the write are two
+   * (lib/cache/write-guard.ts). Default: none (the check and the write are two
    * steps; a write committed in between goes unnoticed).
    */
   readonly writeGuards?: WriteGuards;
   /** CORS headers (cors.ts): default WordPress's, every Origin echoed with credentials; `false`: none. */
   readonly cors?: CorsOptions | false;
-}
-
-/**
- * Versions of cache tags (the dependencies a GET names with
- * `RestRequest.dependsOn`) and a way to make the next write transaction
- * fail unless they are unchanged.
- */
-export interface WriteGuards {
-  /** The versions of `tags` now. */
-  snapshot(tags: ReadonlySet<number>): Promise<WriteGuardSnapshot>;
-  /** Runs `work`; its first write transaction throws `stale()` first when a version moved since `snapshot`. */
-  run<T>(snapshot: WriteGuardSnapshot, stale: () => Error, work: () => Promise<T>): Promise<T>;
-}
-
-export interface WriteGuardSnapshot {
-  readonly tags: readonly number[];
-  readonly versions: ReadonlyMap<number, number>;
 }

@@ -5,7 +5,7 @@ import type { EngineContext } from "../engine-context";
 import type { TermsApi } from "../engine-api";
 import { isStoredId, storedIds } from "../db/ids";
 import { termTag } from "../db/cache-tags";
-import { noteTagsRead } from "../db/tag-audit";
+import { noteTagsRead } from "../cache/tag-audit";
 import { assertNoNul, EngineError, hasNul } from "../engine-errors";
 import { sanitizeTitle, uniqueSlugCandidate } from "../format/slug";
 import type { RegisteredTaxonomy } from "../posts/registry";

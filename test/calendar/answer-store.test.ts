@@ -1,5 +1,5 @@
 /**
- * Stored answers (lib/routes/answer-store.ts): single events, venues and
+ * Stored answers (lib/cache/answer-store.ts): single events, venues and
  * organizers kept in a SQLite file beside the database. The in-memory
  * response cache is off here, so every read after the first one of a URL
  * is either a stored answer (proved still good) or a new build; a stale
@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createEngine } from "../../lib/engine";
-import type { AnswerStore } from "../../lib/routes/answer-store";
+import type { AnswerStore } from "../../lib/cache/answer-store";
 import { forEachDatabase } from "../support/databases";
 import { startTestSite, type TestSite } from "../support/site";
 import { makeEvent, useSite } from "./events-support";

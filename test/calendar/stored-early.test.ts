@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import os from "node:os";
 import path from "node:path";
-import type { AnswerStore } from "../../lib/routes/answer-store";
+import type { AnswerStore } from "../../lib/cache/answer-store";
 import { RestServer } from "../../lib/routes/server";
 import { forEachDatabase } from "../support/databases";
 import { startTestSite, type StartOptions, type TestSite } from "../support/site";

@@ -100,7 +100,7 @@ describe("calpress serve --answer-store --warm", function () {
         const count = (): number => (reader.prepare("SELECT count(*) AS n FROM stored_answers").get() as { n: number }).n;
         expect(count()).to.equal(Number(warmed[1]));
         expect(count()).to.be.greaterThan(100);
-        // Keys are the REST root, the route path and the query joined by NULs (lib/routes/answer-key.ts).
+        // Keys are the REST root, the route path and the query joined by NULs (lib/cache/answer-key.ts).
         const rows = reader.prepare("SELECT key, answer FROM stored_answers").all() as Array<{ key: string; answer: Buffer }>;
         const row = rows.find((r) => /\/events\/\d+$/.test(r.key.split("\u0000")[1]));
         expect(row).to.not.equal(undefined);

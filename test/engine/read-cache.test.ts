@@ -1,13 +1,13 @@
 import { expect } from "chai";
 import { createEngine, type Engine } from "../../lib/engine";
-import { isReadStatement } from "../../lib/db/revision";
+import { isReadStatement } from "../../lib/db/read-statement";
 import type { Term } from "../../lib/taxonomy/types";
 import { forEachDatabase } from "../support/databases";
 import { registerTestTypes, useFixture } from "../support/engine";
 
 /**
  * List totals are counted once and reused while the database is unchanged
- * (SQLite; lib/db/revision.ts). Whatever the database, a total must follow
+ * (SQLite; lib/cache/revision.ts). Whatever the database, a total must follow
  * every write at once: this engine's, a transaction's, raw SQL through the
  * same knex, and another connection's (another process).
  */

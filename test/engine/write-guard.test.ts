@@ -1,5 +1,5 @@
 /**
- * Write guards (lib/db/write-guard.ts): the first write transaction run in a
+ * Write guards (lib/cache/write-guard.ts): the first write transaction run in a
  * guard fails, and writes nothing, when a tag of its snapshot moved since,
  * whether the other writer committed before the guarded transaction began
  * or was still open while it began (PostgreSQL waits for it; SQLite's
@@ -10,7 +10,7 @@ import knexFactory, { type Knex } from "knex";
 import type { Engine } from "../../lib/engine";
 import { postTag } from "../../lib/db/cache-tags";
 import { configFromTarget } from "../../lib/db/target";
-import { runGuarded, snapshotTags, writeGuardsAvailable } from "../../lib/db/write-guard";
+import { runGuarded, snapshotTags, writeGuardsAvailable } from "../../lib/cache/write-guard";
 import { forEachDatabase, type TestDatabase } from "../support/databases";
 import { useCalendarEngine } from "../support/engine";
 

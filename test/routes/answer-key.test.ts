@@ -1,9 +1,9 @@
 /**
- * Keys of kept answers (lib/routes/answer-key.ts): one key per answer, not
+ * Keys of kept answers (lib/cache/answer-key.ts): one key per answer, not
  * per spelling of its URL.
  */
 import { expect } from "chai";
-import { answerKey, declaredOrGlobal, MAX_KEY_LENGTH } from "../../lib/routes/answer-key";
+import { answerKey, declaredOrGlobal, MAX_KEY_LENGTH } from "../../lib/cache/answer-key";
 import { parseBracketString } from "../../lib/routes/params";
 
 const root = "http://example.test/wp-json/";

@@ -1,5 +1,5 @@
 /**
- * The answer store's own rules (lib/routes/answer-store.ts), with the
+ * The answer store's own rules (lib/cache/answer-store.ts), with the
  * database replaced by counters the test controls: what is stored, when a
  * stored answer is sent as it is, proved against tag versions, or rebuilt.
  */
@@ -9,10 +9,10 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { AnswerStore, type BuiltAnswer } from "../../lib/routes/answer-store";
-import type { ComposedResponse } from "../../lib/routes/response";
+import { AnswerStore, type BuiltAnswer } from "../../lib/cache/answer-store";
+import type { Answer } from "../../lib/cache/answer";
 
-function response(text: string, status = 200): ComposedResponse {
+function response(text: string, status = 200): Answer {
   return { status, headers: [["Content-Type", "application/json"]], body: Buffer.from(text), noCache: false };
 }
 
@@ -41,7 +41,7 @@ describe("routes: answer store", () => {
     revision = 0;
   });
   const built = (text: string, tags: number[] | null = [4], status = 200): (() => Promise<BuiltAnswer>) => async () => ({ response: response(text, status), success: status < 300, tags: tags === null ? null : new Set(tags) });
-  const bodyOf = async (p: Promise<ComposedResponse>): Promise<string> => (await p).body?.toString() ?? "";
+  const bodyOf = async (p: Promise<Answer>): Promise<string> => (await p).body?.toString() ?? "";
 
   it("sends a stored answer as it is while nothing committed, and proves it against the tags after a commit", async () => {
     const store = await open();

@@ -287,7 +287,7 @@ describe("routes: conditional requests with kept answers and host middleware", (
 
 /**
  * The layer's side of closing the check-then-write window (write guards,
- * lib/db/write-guard.ts): a fake guard keeps tag versions in memory, so the
+ * lib/cache/write-guard.ts): a fake guard keeps tag versions in memory, so the
  * test can commit a "concurrent" write at each point between the check and
  * the write.
  */

@@ -8,8 +8,8 @@ import express from "express";
 import type { AddressInfo } from "node:net";
 import { request as httpRequest, type Server } from "node:http";
 import { RestError, RestServer, type RestRequest } from "../../lib/routes";
-import type { ComposedResponse } from "../../lib/routes/response";
-import { ResponseCache } from "../../lib/routes/response-cache";
+import type { Answer } from "../../lib/cache/answer";
+import { ResponseCache } from "../../lib/cache/response-cache";
 import { fakeAuthenticate } from "./helpers";
 
 interface Harness {
@@ -89,8 +89,8 @@ function getWithBody(url: string, body: string): Promise<number> {
 const admin = { authorization: `Basic ${Buffer.from("admin:admin-pass").toString("base64")}` };
 
 describe("REST response cache: memory bound", () => {
-  const answerOf = (bytes: number): ComposedResponse => ({ status: 200, headers: [["Content-Type", "application/json"]], body: Buffer.alloc(bytes, 120), noCache: false });
-  const ask = (cache: ResponseCache, key: string, bytes: number): Promise<ComposedResponse> =>
+  const answerOf = (bytes: number): Answer => ({ status: 200, headers: [["Content-Type", "application/json"]], body: Buffer.alloc(bytes, 120), noCache: false });
+  const ask = (cache: ResponseCache, key: string, bytes: number): Promise<Answer> =>
     cache.answer(key, () => true, async () => ({ response: answerOf(bytes), keep: true }));
 
   it("counts keys and headers, not only bodies, against maxBytes", async () => {

@@ -12,7 +12,7 @@ const DIR = path.join(__dirname, "../../lib/routes");
 interface Imports {
   /** Sibling files, by file name (`http.ts`). */
   local: string[];
-  /** Everything else, as written (`express`, `../db/tag-audit`). */
+  /** Everything else, as written (`express`, `../cache/tag-audit`). */
   other: string[];
 }
 

@@ -1,5 +1,5 @@
 /**
- * The tag audit (lib/db/tag-audit.ts): a stored endpoint's handler that read
+ * The tag audit (lib/cache/tag-audit.ts): a stored endpoint's handler that read
  * a post or term it did not name fails loudly where the audit is on, whether
  * it answered or threw a refusal.
  */
@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { RestError, RestServer, type RestEndpoint, type RestRequest } from "../../lib/routes";
 import { postTag, termTag } from "../../lib/db/cache-tags";
-import { noteTagsRead } from "../../lib/db/tag-audit";
+import { noteTagsRead } from "../../lib/cache/tag-audit";
 
 describe("routes: the tag audit of stored answers", () => {
   let http: Server;

@@ -6,7 +6,7 @@ import { loadFixture, resolveFixture } from "../../lib/fixtures";
 import type { Fixture } from "../../lib/fixtures";
 
 // Every suite that starts a site checks that stored answers name every post
-// and term they read (lib/db/tag-audit.ts): a handler that misses one fails with a 500.
+// and term they read (lib/cache/tag-audit.ts): a handler that misses one fails with a 500.
 process.env.CALPRESS_TAG_AUDIT ??= "1";
 
 export interface Credentials {

@@ -66,7 +66,7 @@ export function nameLoadedPost(req: RestRequest, p: LoadedPost): void {
 
 /**
  * Tells the REST layer what these records show (for stored answers, see
- * lib/routes/answer-store.ts): the posts, every post they link to (also
+ * lib/cache/answer-store.ts): the posts, every post they link to (also
  * those not shown: publishing a linked draft venue changes the record), the
  * terms, the featured images, and, when a language may swap a linked post
  * for its translation, the set of posts itself (a new translation).

@@ -1,4 +1,4 @@
-import { isReadStatement } from "../revision";
+import { isReadStatement } from "../read-statement";
 
 /**
  * A new SQLite connection: WAL keeps readers from blocking the writer;

@@ -85,7 +85,7 @@ export interface Dialect {
 
   // ---------------------------------------------------------------- revision
 
-  /** The database's word on commits by anyone (lib/db/revision.ts); null: it has none, so nothing is cached. */
+  /** The database's word on commits by anyone (lib/cache/revision.ts); null: it has none, so nothing is cached. */
   revisionSource(k: Knex): RevisionSource | null;
 
   // ---------------------------------------------------------------- bulk loads (lib/fixtures/bulk.ts)

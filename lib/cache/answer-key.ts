@@ -15,8 +15,8 @@
  * send.ts) the declared args are not known: every parameter is kept, which
  * gives the same key exactly when the request carries no undeclared one.
  */
-import { parseFields } from "./fields";
-import type { ParamMap } from "./params";
+import { parseFields } from "../routes/fields";
+import type { ParamMap } from "../routes/params";
 
 /** Global parameters that change an answer on every route (rest-conventions §2, §9): read without being declared. */
 export const ANSWER_PARAMS: ReadonlySet<string> = new Set(["_envelope", "_fields", "_pretty", "_embed", "_jsonp", "context", "i18n_language", "password"]);

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 
 /**
  * The check that a stored answer names every cache tag it depends on
- * (`RestRequest.dependsOn`, lib/routes/answer-store.ts). A tag it misses is
+ * (`RestRequest.dependsOn`, lib/cache/answer-store.ts). A tag it misses is
  * a stored answer that outlives a change of what it shows, which no test
  * of the answer itself would notice until the change is made.
  *

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import fs from "node:fs";
 import path from "node:path";
-import type { ComposedResponse } from "./response";
+import type { Answer } from "./answer";
 
 /**
  * Stored answers: whole anonymous GET answers of the endpoints that opt in
@@ -55,7 +55,7 @@ export interface AnswerStoreOptions {
   readonly file: string;
   /** Bound on the bytes the answers take in the file (default DEFAULT_MAX_BYTES); the oldest stored go first. */
   readonly maxBytes?: number;
-  /** The database's revision token (see lib/db/revision.ts); `null` when none can be had (nothing is stored or reused). */
+  /** The database's revision token (see lib/cache/revision.ts); `null` when none can be had (nothing is stored or reused). */
   revision(): Promise<string | null>;
   /**
    * `revision()` names the database's state alone, equal in every process
@@ -82,7 +82,7 @@ export interface AnswerStoreOptions {
 
 /** What a build gives the store: the answer and the tags it showed. */
 export interface BuiltAnswer {
-  response: ComposedResponse;
+  response: Answer;
   /** The handler's own 2xx: false for refusals and errors, also where `_envelope` wrapped them in a 200. Only successes are kept. */
   success: boolean;
   /** `null`: the answer must not be stored (the handler did not name what it shows, or it is private). */
@@ -283,7 +283,7 @@ export class AnswerStore {
    * synchronously (`synchronous` stores only; `undefined` otherwise): the
    * HTTP layer sends it before doing any other work for the request.
    */
-  peek(key: string): ComposedResponse | undefined {
+  peek(key: string): Answer | undefined {
     if (this.options.attach === undefined) return undefined;
     const valid = this.read(keyId(key), key);
     const response = valid === undefined ? undefined : this.unpack(valid);
@@ -324,7 +324,7 @@ export class AnswerStore {
    * committed). `peeked`: the caller has just had a miss from `peek` for
    * this key, which is not read again.
    */
-  async answer(key: string, build: () => Promise<BuiltAnswer>, peeked = false): Promise<ComposedResponse> {
+  async answer(key: string, build: () => Promise<BuiltAnswer>, peeked = false): Promise<Answer> {
     const id = keyId(key);
     if (this.options.attach !== undefined) {
       // The statement itself proves the answer (see `selectValid`): no token needed.
@@ -355,7 +355,7 @@ export class AnswerStore {
     return this.buildAndStore(id, key, build, revision);
   }
 
-  private async buildAndStore(id: number, key: string, build: () => Promise<BuiltAnswer>, revision: string | null): Promise<ComposedResponse> {
+  private async buildAndStore(id: number, key: string, build: () => Promise<BuiltAnswer>, revision: string | null): Promise<Answer> {
     if (revision === null) return (await build()).response;
     const token = this.tokenOf(revision);
     this.counters.built++;
@@ -426,13 +426,13 @@ export class AnswerStore {
   }
 
   /** Headers (JSON, which has no raw newline), a newline and the body, deflated: see SCHEMA. */
-  private pack(response: ComposedResponse): { packing: number; answer: Buffer } {
+  private pack(response: Answer): { packing: number; answer: Buffer } {
     const plain = Buffer.concat([Buffer.from(`${JSON.stringify(response.headers)}\n`), response.body ?? Buffer.alloc(0)]);
     const dictionary = this.dictionaryFor(plain);
     return dictionary === undefined ? { packing: 0, answer: deflateRawSync(plain) } : { packing: 1, answer: deflateRawSync(plain, { dictionary }) };
   }
 
-  private unpack(row: StoredRow): ComposedResponse | undefined {
+  private unpack(row: StoredRow): Answer | undefined {
     let dictionary: Buffer | undefined;
     try {
       if (row.packing === 1) dictionary = this.dictionaryFor();
@@ -458,7 +458,7 @@ export class AnswerStore {
 }
 
 /** A stored answer as it was composed; `undefined` (a miss) when it cannot be read back. */
-function unpackAnswer(row: StoredRow, dictionary: Buffer | undefined): ComposedResponse | undefined {
+function unpackAnswer(row: StoredRow, dictionary: Buffer | undefined): Answer | undefined {
   try {
     const plain = dictionary === undefined ? inflateRawSync(row.answer) : inflateRawSync(row.answer, { dictionary });
     const newline = plain.indexOf(10);

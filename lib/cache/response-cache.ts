@@ -26,7 +26,7 @@
  * never reach the cache. Past a bound, the least recently used go first.
  */
 import { keyId } from "./answer-store";
-import type { ComposedResponse } from "./response";
+import type { Answer } from "./answer";
 
 export interface ResponseCacheOptions {
   /**
@@ -45,7 +45,7 @@ export interface ResponseCacheOptions {
 interface Entry {
   token: string;
   at: number;
-  response: ComposedResponse;
+  response: Answer;
   size: number;
 }
 
@@ -56,12 +56,12 @@ const ENTRY_OVERHEAD = 256;
 
 /** A built answer and whether it may be kept (the handler's own 200 to an anonymous request). */
 export interface CacheableAnswer {
-  readonly response: ComposedResponse;
+  readonly response: Answer;
   readonly keep: boolean;
 }
 
 /** Bytes an answer and its key take in memory (strings count two bytes a character). */
-function sizeOf(key: string, response: ComposedResponse): number {
+function sizeOf(key: string, response: Answer): number {
   let size = ENTRY_OVERHEAD + 2 * key.length + (response.body?.length ?? 0);
   for (const [name, value] of response.headers) size += 2 * (name.length + value.length) + 32;
   return size;
@@ -70,7 +70,7 @@ function sizeOf(key: string, response: ComposedResponse): number {
 export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
   /** Answers being built, so that a burst of identical requests after a write builds one. */
-  private readonly pending = new Map<string, { token: string; at: number; value: Promise<ComposedResponse> }>();
+  private readonly pending = new Map<string, { token: string; at: number; value: Promise<Answer> }>();
   /** Hashes of the URLs asked once and not kept yet (see `seenBefore`). */
   private readonly seen = new Set<number>();
   private held = 0;
@@ -90,8 +90,8 @@ export class ResponseCache {
    * token was read, so an answer built while a write commits is stored
    * under the older token and never reused.
    */
-  async answer(key: string, eligible: () => boolean, build: () => Promise<CacheableAnswer>): Promise<ComposedResponse> {
-    const fresh = async (): Promise<ComposedResponse> => (await build()).response;
+  async answer(key: string, eligible: () => boolean, build: () => Promise<CacheableAnswer>): Promise<Answer> {
+    const fresh = async (): Promise<Answer> => (await build()).response;
     // Only answers of eligible requests are ever kept, so a key that is held needs no second look.
     if (!this.entries.has(key) && !this.pending.has(key) && (!eligible() || !this.seenBefore(key))) return fresh();
     const token = await this.options.revision();

@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
-import type { Dialect, RevisionSource } from "./dialects/types";
+import type { Dialect, RevisionSource } from "../db/dialects/types";
+import { isReadStatement } from "../db/read-statement";
 
 /**
  * "Has the database changed?" for read caches that must never serve a value
@@ -86,12 +87,6 @@ export class DataRevision {
     const local = this.local;
     return `${local}:${this.source === null ? "" : await this.source.read()}`;
   }
-}
-
-/** SELECT/EXPLAIN, or a PRAGMA that only reads (no `=`, no argument): statements that change nothing. */
-export function isReadStatement(sql: unknown): boolean {
-  if (typeof sql !== "string") return false;
-  return /^\s*(select|explain)\b/i.test(sql) || /^\s*pragma\s+[a-z_]+\s*;?\s*$/i.test(sql);
 }
 
 /** The most posts `postsUnder` holds for one token: past it, the map starts again empty. */

@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Knex } from "knex";
-import { readTagVersions } from "./cache-tags";
-import { cacheTagsMaintained, type Dialect } from "./dialects";
-import type { Tables } from "./tables";
+import { readTagVersions } from "../db/cache-tags";
+import { cacheTagsMaintained, type Dialect } from "../db/dialects";
+import type { Tables } from "../db/tables";
 
 /**
  * Conditional writes without a lost-update window (`If-Match`, see
@@ -27,7 +27,7 @@ import type { Tables } from "./tables";
  *   of this process can come between the read and the write; another
  *   process's commit after the read makes our first write fail with
  *   SQLITE_BUSY, and the engine runs the transaction again (guard included).
- * - MariaDB/MySQL: no triggers keep the tags (cache-tags.ts): no guard, the
+ * - MariaDB/MySQL: no triggers keep the tags (lib/db/cache-tags.ts): no guard, the
  *   check-then-write window stays (documented in the README).
  */
 export interface TagSnapshot {
@@ -42,6 +42,18 @@ export interface WriteGuard {
   readonly stale: () => Error;
   /** Set once a guarded transaction committed: later writes of the same request are its own. */
   spent: boolean;
+}
+
+/**
+ * Versions of cache tags (the dependencies a GET names with
+ * `RestRequest.dependsOn`) and a way to make the next write transaction
+ * fail unless they are unchanged.
+ */
+export interface WriteGuards {
+  /** The versions of `tags` now. */
+  snapshot(tags: ReadonlySet<number>): Promise<TagSnapshot>;
+  /** Runs `work`; its first write transaction throws `stale()` first when a version moved since `snapshot`. */
+  run<T>(snapshot: TagSnapshot, stale: () => Error, work: () => Promise<T>): Promise<T>;
 }
 
 const active = new AsyncLocalStorage<WriteGuard>();

@@ -1,0 +1,78 @@
+import type { EngineContext } from "../engine-context";
+import { EPOCH_TAG, readTagVersions, SITE_TAG } from "../db/cache-tags";
+import { cacheTagsMaintained } from "../db/dialects";
+import { CALPRESS_VERSION, codeFingerprint } from "../version";
+import { AnswerStore } from "./answer-store";
+import type { ResponseCacheOptions } from "./response-cache";
+import { runGuarded, snapshotTags, writeGuardsAvailable, type WriteGuards } from "./write-guard";
+
+/**
+ * The caching of one site, wired in one place (README.md in this folder).
+ * What `createSite` hands the REST server, from the engine and the site's
+ * `responseCache` / `answerStore` settings.
+ */
+export interface CachingOptions {
+  /** `SiteOptions.responseCache`: `false` turns the memory layer off. */
+  readonly responseCache?: { maxBytes?: number; maxAgeMs?: number } | false;
+  /** `SiteOptions.answerStore`: the stored-answer file; off when absent or `false`. */
+  readonly answerStore?: { file: string; version?: string; maxBytes?: number } | false;
+  readonly logger?: { error(message: string, err?: unknown): void };
+}
+
+export interface Caching {
+  /** `RestServerOptions.responseCache`: undefined where the database gives no revision token, or when turned off. */
+  readonly responseCache: ResponseCacheOptions | undefined;
+  /** `RestServerOptions.writeGuards`: undefined where no triggers keep the tags (MariaDB/MySQL). */
+  readonly writeGuards: WriteGuards | undefined;
+  /**
+   * Opens the answer store (`RestServer.answerStore`), or undefined when
+   * there is none to open. Call it after the migrations: the store's
+   * identity includes the epoch tag they make.
+   */
+  openStore(): Promise<AnswerStore | undefined>;
+}
+
+/** The part of the engine caching reads: its database, tables and read cache. */
+export type CachedEngine = Pick<EngineContext, "knex" | "dialect" | "tables" | "readCache">;
+
+export function createCaching(engine: CachedEngine, options: CachingOptions): Caching {
+  return {
+    responseCache: responseCacheOptions(engine, options.responseCache),
+    writeGuards: writeGuardsAvailable(engine.knex)
+      ? { snapshot: (tags) => snapshotTags(engine.knex, engine.tables, tags), run: (snapshot, stale, work) => runGuarded(snapshot, stale, work) }
+      : undefined,
+    openStore: () => openAnswerStore(engine, options),
+  };
+}
+
+function responseCacheOptions(engine: CachedEngine, setting: CachingOptions["responseCache"]): ResponseCacheOptions | undefined {
+  const reads = engine.readCache;
+  if (setting === false || reads === null) return undefined;
+  return { ...setting, revision: () => reads.token() };
+}
+
+async function openAnswerStore(engine: CachedEngine, options: CachingOptions): Promise<AnswerStore | undefined> {
+  const setting = options.answerStore;
+  const reads = engine.readCache;
+  if (setting === undefined || setting === false || reads === null || !cacheTagsMaintained(engine.knex)) return undefined;
+  const epoch = (await readTagVersions(engine.knex, engine.tables, [EPOCH_TAG])).get(EPOCH_TAG) ?? 0;
+  // Processes on one PostgreSQL database share a store file's proofs (see sharedToken).
+  const shared = reads.sharesTokens;
+  return AnswerStore.open({
+    file: setting.file,
+    maxBytes: setting.maxBytes,
+    revision: shared ? () => reads.sharedToken() : () => reads.token(),
+    sharedRevision: shared,
+    versions: (tags) => readTagVersions(engine.knex, engine.tables, tags),
+    always: [SITE_TAG, EPOCH_TAG],
+    identity: `calpress ${CALPRESS_VERSION} ${codeFingerprint()}; epoch ${epoch}; site ${setting.version ?? ""}`,
+    logger: options.logger,
+    attach: sqliteAttachment(engine),
+  });
+}
+
+/** The SQLite file of the site's database, if it is one (not `:memory:`), and its cache-tags table. */
+function sqliteAttachment(engine: CachedEngine): { file: string; cacheTags: string } | undefined {
+  const file = engine.dialect.filePath(engine.knex);
+  return file === null ? undefined : { file, cacheTags: engine.tables.cacheTags };
+}
