@@ -1,6 +1,4 @@
-import type { EngineApi } from "../engine-api";
-import type { FetchOptions } from "../net/safe-fetch";
-import type { RestServer } from "../routes/server";
+import type { CalendarHost } from "./host";
 import { registerCalendarContent } from "./post-types";
 import { languageArg, NAMESPACE } from "./shared/args";
 import { registerEventRoutes } from "./routes/events";
@@ -8,12 +6,7 @@ import { registerLinkedPostRoutes } from "./routes/linked-posts";
 import { registerTermRoutes } from "./routes/terms";
 import { registerDocRoute } from "./routes/doc";
 
-export interface CalendarHost {
-  engine: EngineApi;
-  rest: RestServer;
-  /** The policy of the requests made to URLs users give (image URLs); default: public hosts only. */
-  fetch?: FetchOptions;
-}
+export type { CalendarHost } from "./host";
 
 /**
  * The calendar is a plugin like any other: content types through the

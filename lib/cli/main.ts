@@ -8,6 +8,7 @@ import { normaliseAppPassword } from "../users/users";
 import { parseTrustProxy, type TrustProxy } from "../routes/client-address";
 import { storedAnswerPaths } from "../calendar/stored-paths";
 import { warmStoredAnswers } from "./warm";
+import type { CliIO } from "./io";
 import { pageTitle } from "../pages";
 import { ROLE_NAMES, RoleName } from "../users/types";
 import { generateFixture, loadFixture, resolveFixture, stderrProgress, writeFixture, FixtureProgress, FixtureUser, FIXTURE_APP_PASSWORD_NAME } from "../fixtures";
@@ -21,10 +22,7 @@ import { parseSiteUrl } from "../format/site-url";
 
 export const DEFAULT_DB = "./data/calpress.sqlite";
 
-export interface CliIO {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
+export type { CliIO } from "./io";
 
 const defaultIO: CliIO = {
   out: (line) => process.stdout.write(`${line}\n`),

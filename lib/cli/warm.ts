@@ -1,5 +1,5 @@
 import http from "node:http";
-import type { CliIO } from "./main";
+import type { CliIO } from "./io";
 
 /**
  * Requests every path of `source` once from calpress's own listening address, a few at a

@@ -1,7 +1,6 @@
 import type { Knex } from "knex";
 import { EPOCH_TAG } from "./cache-tags";
-import { REVISION_OPTION } from "../options/options";
-import { schemaOf, type Tables } from "./tables";
+import { REVISION_OPTION, schemaOf, type Tables } from "./tables";
 
 /**
  * Which tables are calpress's. Migrations create, alter, index and add

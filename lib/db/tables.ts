@@ -109,3 +109,10 @@ export function schemaOf(knex: Knex, tables: Tables): Knex.SchemaBuilder {
 export function quoted(knex: Knex, name: string): string {
   return knex.raw("??", [name]).toQuery();
 }
+
+/**
+ * The options row every option write bumps (lib/options): its presence also
+ * tells lib/db/ownership.ts that a database was made by calpress. Here, not
+ * in lib/options, so that lib/db imports nothing above it.
+ */
+export const REVISION_OPTION = "options_revision";

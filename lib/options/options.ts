@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type { Knex } from "knex";
-import type { Tables } from "../db/tables";
+import { REVISION_OPTION, type Tables } from "../db/tables";
 import type { OptionsApi } from "../engine-api";
 import { EngineError } from "../engine-errors";
 import { parseZone } from "../posts/dates";
 import { parseSiteUrl } from "../format/site-url";
 
-/** The row whose value changes on every write, so that other processes notice. */
-export const REVISION_OPTION = "options_revision";
+/** The row whose value changes on every write, so that other processes notice (named in lib/db/tables.ts). */
+export { REVISION_OPTION };
 
 /** The site URL options, as WordPress names them (`createSite({ siteUrl })` writes both, the same value). */
 export const SITE_URL_OPTIONS = ["home", "siteurl"] as const;

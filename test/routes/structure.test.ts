@@ -6,6 +6,7 @@
 import { expect } from "chai";
 import fs from "node:fs";
 import path from "node:path";
+import { circles } from "../support/import-graph";
 
 const DIR = path.join(__dirname, "../../lib/routes");
 
@@ -32,41 +33,6 @@ function importsOf(file: string, withTypes: boolean): Imports {
 function graph(withTypes: boolean): Map<string, string[]> {
   const files = fs.readdirSync(DIR).filter((f) => f.endsWith(".ts"));
   return new Map(files.map((f) => [f, importsOf(f, withTypes).local.filter((dep) => files.includes(dep))]));
-}
-
-/** Every circle of files (strongly connected components of more than one file, or a file importing itself). */
-function circles(edges: Map<string, string[]>): string[][] {
-  let next = 0;
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const found: string[][] = [];
-  const visit = (v: string): void => {
-    index.set(v, next);
-    low.set(v, next);
-    next++;
-    stack.push(v);
-    onStack.add(v);
-    for (const w of edges.get(v) ?? []) {
-      if (!index.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
-      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) ?? 0, index.get(w) ?? 0));
-    }
-    if (low.get(v) !== index.get(v)) return;
-    const component: string[] = [];
-    let w: string | undefined;
-    do {
-      w = stack.pop();
-      if (w === undefined) break;
-      onStack.delete(w);
-      component.push(w);
-    } while (w !== v);
-    if (component.length > 1 || (edges.get(v) ?? []).includes(v)) found.push(component.sort());
-  };
-  for (const file of edges.keys()) if (!index.has(file)) visit(file);
-  return found;
 }
 
 /** Files reachable from `start` (itself excluded). */

@@ -1,6 +1,6 @@
 import { READABLE } from "../../routes";
 import type { RestRequest } from "../../routes/types";
-import type { CalendarHost } from "../plugin";
+import type { CalendarHost } from "../host";
 import { NAMESPACE } from "../shared/args";
 import { namespaceOpenApi } from "../doc/openapi";
 

@@ -14,7 +14,7 @@ import type { RestRequest } from "../../routes/types";
 import { RestResponse, rawResponse } from "../../routes/response";
 import { CREATABLE, DELETABLE, EDITABLE, READABLE, type ArgSpec, type ArgsMap, type PermissionCheck, type RestEndpoint } from "../../routes/types";
 import type { QueryValue } from "../../routes/urls";
-import type { CalendarHost } from "../plugin";
+import type { CalendarHost } from "../host";
 import { EVENT } from "../post-types";
 import type { JsonObject } from "../records/context";
 import { eventRecord } from "../records/event";

@@ -7,7 +7,7 @@ import type { RestRequest } from "../../routes/types";
 import { RestResponse } from "../../routes/response";
 import type { QueryValue } from "../../routes/urls";
 import { CREATABLE, DELETABLE, EDITABLE, READABLE, type JsonObject as RouteJsonObject, type RestEndpoint } from "../../routes";
-import type { CalendarHost } from "../plugin";
+import type { CalendarHost } from "../host";
 import type { JsonObject, RecordContext } from "../records/context";
 import { organizerRecord } from "../records/organizer";
 import { venueRecord } from "../records/venue";

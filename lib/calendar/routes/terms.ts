@@ -4,7 +4,7 @@ import type { RestRequest } from "../../routes/types";
 import { RestResponse } from "../../routes/response";
 import type { QueryValue } from "../../routes/urls";
 import type { TermQuery } from "../../taxonomy/types";
-import type { CalendarHost } from "../plugin";
+import type { CalendarHost } from "../host";
 import type { JsonObject } from "../records/context";
 import { NAMESPACE, perPage, requestLanguage } from "../shared/args";
 import { termItemArgs, termListArgs, termOf, termOrder, termOrderBy, termWriteArgs } from "../terms/args";
