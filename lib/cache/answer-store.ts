@@ -82,7 +82,7 @@ export interface AnswerStoreOptions {
 
 /** What a build gives the store: the answer and the tags it showed. */
 export interface BuiltAnswer {
-  response: Answer;
+  answer: Answer;
   /** The handler's own 2xx: false for refusals and errors, also where `_envelope` wrapped them in a 200. Only successes are kept. */
   success: boolean;
   /** `null`: the answer must not be stored (the handler did not name what it shows, or it is private). */
@@ -337,7 +337,7 @@ export class AnswerStore {
       return this.buildAndStore(id, key, build, await this.options.revision());
     }
     const revision = await this.options.revision();
-    if (revision === null) return (await build()).response;
+    if (revision === null) return (await build()).answer;
     const token = this.tokenOf(revision);
     const row = this.read(id, key);
     const response = row === undefined ? undefined : this.unpack(row);
@@ -356,11 +356,11 @@ export class AnswerStore {
   }
 
   private async buildAndStore(id: number, key: string, build: () => Promise<BuiltAnswer>, revision: string | null): Promise<Answer> {
-    if (revision === null) return (await build()).response;
+    if (revision === null) return (await build()).answer;
     const token = this.tokenOf(revision);
     this.counters.built++;
     const built = await build();
-    const { response, tags } = built;
+    const { answer: response, tags } = built;
     if (tags === null || !built.success || response.status !== 200 || response.noCache) return response;
     const all = [...new Set([...this.always, ...tags])].sort((a, b) => a - b);
     const versions = await this.options.versions(all);

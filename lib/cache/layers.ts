@@ -53,14 +53,14 @@ export async function answer(layers: AnswerLayers, request: AnswerRequest, build
     if (key !== undefined) return store.answer(key, build, key === request.peeked);
   }
   const key = memory === undefined ? undefined : answerKey(root, path, query);
-  if (memory === undefined || key === undefined) return (await build()).response;
+  if (memory === undefined || key === undefined) return (await build()).answer;
   return memory.answer(
     // An endpoint may answer by the Accept header (the events list as iCalendar): kept answers are per Accept value.
     `${key}\u0000${request.accept}`,
     () => endpoint?.cache === true,
     async () => {
       const built = await build();
-      return { response: built.response, keep: built.success && built.response.status === 200 && !built.response.noCache };
+      return { answer: built.answer, keep: built.success && built.answer.status === 200 && !built.answer.noCache };
     },
   );
 }

@@ -56,7 +56,7 @@ const ENTRY_OVERHEAD = 256;
 
 /** A built answer and whether it may be kept (the handler's own 200 to an anonymous request). */
 export interface CacheableAnswer {
-  readonly response: Answer;
+  readonly answer: Answer;
   readonly keep: boolean;
 }
 
@@ -91,7 +91,7 @@ export class ResponseCache {
    * under the older token and never reused.
    */
   async answer(key: string, eligible: () => boolean, build: () => Promise<CacheableAnswer>): Promise<Answer> {
-    const fresh = async (): Promise<Answer> => (await build()).response;
+    const fresh = async (): Promise<Answer> => (await build()).answer;
     // Only answers of eligible requests are ever kept, so a key that is held needs no second look.
     if (!this.entries.has(key) && !this.pending.has(key) && (!eligible() || !this.seenBefore(key))) return fresh();
     const token = await this.options.revision();
@@ -109,10 +109,10 @@ export class ResponseCache {
     const running = this.pending.get(key);
     if (running !== undefined && running.token === token && now - running.at < this.maxAgeMs) return running.value;
     const built = build();
-    const value = built.then((b) => b.response);
+    const value = built.then((b) => b.answer);
     this.pending.set(key, { token, at: now, value });
     try {
-      const { response, keep } = await built;
+      const { answer: response, keep } = await built;
       if (keep) this.store(key, { token, at: now, response, size: sizeOf(key, response) });
       return response;
     } finally {

@@ -158,7 +158,7 @@ async function build(request: RoutedRequest, res: Response, readBody: BodyReader
   // `_envelope` wraps in a 200) may end without any tag it named changing.
   const success = outcome.status >= 200 && outcome.status < 300;
   // An answer that named nothing it shows cannot be proved still good later: it is not stored.
-  return { response: compose(req, outcome, request), success, tags: success && named !== undefined && named.size > 0 ? named : null };
+  return { answer: compose(req, outcome, request), success, tags: success && named !== undefined && named.size > 0 ? named : null };
 }
 
 /**
@@ -169,7 +169,7 @@ async function build(request: RoutedRequest, res: Response, readBody: BodyReader
 async function answerOf(request: RoutedRequest, res: Response, readBody: BodyReader): Promise<Answer> {
   const { table, http: req } = request;
   const keeps = table.settings.responseCache !== undefined || table.answerStore !== undefined;
-  if (!keeps || !plainRead(req, request)) return (await build(request, res, readBody)).response;
+  if (!keeps || !plainRead(req, request)) return (await build(request, res, readBody)).answer;
   let auth: Authenticated;
   try {
     auth = await table.settings.authenticate(req);
@@ -177,7 +177,7 @@ async function answerOf(request: RoutedRequest, res: Response, readBody: BodyRea
     table.settings.logger.error("REST request failed", err);
     return compose(req, { status: 500, data: internalServerError().toJSON(), headers: {}, user: null }, request);
   }
-  if (auth !== null) return (await build(request, res, readBody, auth)).response;
+  if (auth !== null) return (await build(request, res, readBody, auth)).answer;
   const endpoint = request.match.endpoint;
   return answer(
     { store: table.answerStore, memory: table.settings.responseCache },

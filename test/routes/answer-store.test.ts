@@ -40,7 +40,7 @@ describe("routes: answer store", () => {
     versions.clear();
     revision = 0;
   });
-  const built = (text: string, tags: number[] | null = [4], status = 200): (() => Promise<BuiltAnswer>) => async () => ({ response: response(text, status), success: status < 300, tags: tags === null ? null : new Set(tags) });
+  const built = (text: string, tags: number[] | null = [4], status = 200): (() => Promise<BuiltAnswer>) => async () => ({ answer: response(text, status), success: status < 300, tags: tags === null ? null : new Set(tags) });
   const bodyOf = async (p: Promise<Answer>): Promise<string> => (await p).body?.toString() ?? "";
 
   it("sends a stored answer as it is while nothing committed, and proves it against the tags after a commit", async () => {
@@ -75,7 +75,7 @@ describe("routes: answer store", () => {
     const racing = async (): Promise<BuiltAnswer> => {
       revision++; // a write commits while the answer is built
       versions.set(4, (versions.get(4) ?? 0) + 1);
-      return { response: response("old"), success: true, tags: new Set([4]) };
+      return { answer: response("old"), success: true, tags: new Set([4]) };
     };
     expect(await bodyOf(store.answer("k", racing))).to.equal("old");
     await store.flush();
@@ -94,7 +94,7 @@ describe("routes: answer store", () => {
 
   it("never keeps a refusal an _envelope wrapped in a 200", async () => {
     const store = await open();
-    await store.answer("e", async () => ({ response: response('{"status":403}'), success: false, tags: new Set([4]) }));
+    await store.answer("e", async () => ({ answer: response('{"status":403}'), success: false, tags: new Set([4]) }));
     expect(store.stats().stored).to.equal(0);
     expect(await bodyOf(store.answer("e", built("open")))).to.equal("open");
   });
@@ -177,10 +177,10 @@ describe("routes: answer store", () => {
       await a.answer("tiny", built("tiny answer"));
       const body = Buffer.concat([Buffer.from(JSON.stringify({ title: "Zürich \u2014 «Nacht»", text: "x".repeat(4000) })), Buffer.from([0, 10, 255, 10])]);
       const headers: Array<[string, string]> = [["Content-Type", "application/json; charset=UTF-8"], ["ETag", '"abc"'], ["Link", '<http://h/wp-json/>; rel="https://api.w.org/"']];
-      await a.answer("k", async () => ({ response: { status: 200, headers, body, noCache: false }, success: true, tags: new Set([4]) }));
-      await a.answer("k2", async () => ({ response: { status: 200, headers, body: Buffer.from("second"), noCache: false }, success: true, tags: new Set([4]) }));
+      await a.answer("k", async () => ({ answer: { status: 200, headers, body, noCache: false }, success: true, tags: new Set([4]) }));
+      await a.answer("k2", async () => ({ answer: { status: 200, headers, body: Buffer.from("second"), noCache: false }, success: true, tags: new Set([4]) }));
       const b = await openFile();
-      const again = await b.answer("k", async () => ({ response: response("rebuilt"), success: true, tags: new Set([4]) }));
+      const again = await b.answer("k", async () => ({ answer: response("rebuilt"), success: true, tags: new Set([4]) }));
       expect(b.stats().proved).to.equal(1);
       expect(again.body?.equals(body)).to.equal(true);
       expect(again.headers).to.deep.equal(headers);

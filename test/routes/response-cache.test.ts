@@ -91,7 +91,7 @@ const admin = { authorization: `Basic ${Buffer.from("admin:admin-pass").toString
 describe("REST response cache: memory bound", () => {
   const answerOf = (bytes: number): Answer => ({ status: 200, headers: [["Content-Type", "application/json"]], body: Buffer.alloc(bytes, 120), noCache: false });
   const ask = (cache: ResponseCache, key: string, bytes: number): Promise<Answer> =>
-    cache.answer(key, () => true, async () => ({ response: answerOf(bytes), keep: true }));
+    cache.answer(key, () => true, async () => ({ answer: answerOf(bytes), keep: true }));
 
   it("counts keys and headers, not only bodies, against maxBytes", async () => {
     const maxBytes = 1024 * 1024;
