@@ -1,6 +1,6 @@
 import type { CalendarHost } from "./host";
 import { registerCalendarContent } from "./post-types";
-import { languageArg, NAMESPACE } from "./shared/args";
+import { languageArg, NAMESPACE } from "./common/args";
 import { registerEventRoutes } from "./routes/events";
 import { registerLinkedPostRoutes } from "./routes/linked-posts";
 import { registerTermRoutes } from "./routes/terms";

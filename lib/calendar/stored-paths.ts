@@ -1,6 +1,6 @@
 import type { EngineApi } from "../engine-api";
 import { EVENT, ORGANIZER, VENUE } from "./post-types";
-import { NAMESPACE } from "./shared/args";
+import { NAMESPACE } from "./common/args";
 
 const COLLECTIONS: Record<string, string> = { [EVENT]: "events", [VENUE]: "venues", [ORGANIZER]: "organizers" };
 

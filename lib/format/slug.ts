@@ -3,7 +3,7 @@
  * `sanitize_title($title, '', 'save')`, i.e. remove_accents() with en_US
  * rules followed by sanitize_title_with_dashes() in the 'save' context, and
  * the `-N` suffixing of wp_unique_post_slug(). Checked against
- * ../shared/vectors/slugs.json.
+ * test/vectors/slugs.json (PHP ground truth).
  *
  * WordPress works on UTF-8 bytes; the byte-level steps (the 200-byte limit,
  * percent-encoding) are done on a UTF-8 encoding of the string here too.

@@ -2,7 +2,7 @@
  * WordPress 6.1 text rendering (calendar-api.md §1 "Text rendering"): the
  * filters the original runs on `description`, `excerpt` and `title`, ported
  * from wp-includes/formatting.php for the en_US locale and checked against
- * ../shared/vectors/text.json. The larger filters have modules of their own
+ * test/vectors/text.json (PHP ground truth). The larger filters have modules of their own
  * (autop.ts, texturize.ts, shortcodes.ts); PHP behaviours are in php.ts.
  */
 import { wpautop } from "./autop";

@@ -150,7 +150,7 @@ describe("reliability: bugs the fuzzer found", function () {
   });
 
   // BUG-12 (fixed in lib/calendar/linked-posts/operations.ts and the list
-  // routes' `search` rule, lib/calendar/shared/args.ts): SQLite refuses LIKE
+  // routes' `search` rule, lib/calendar/common/args.ts): SQLite refuses LIKE
   // patterns over 50,000 bytes → 500 for very long names and searches.
   it("BUG-12: a search over the documented limit is a 400; at the limit it runs", async () => {
     for (const path of ["/events", "/venues", "/organizers", "/categories", "/tags"]) {

@@ -92,7 +92,7 @@ describe("reliability: mass assignment", function () {
     }
   });
 
-  // BUG-4 (fixed in lib/calendar/shared/author.ts, called by
+  // BUG-4 (fixed in lib/calendar/common/author.ts, called by
   // lib/calendar/events/operations.ts and lib/calendar/linked-posts/operations.ts):
   // `author` was only checked to be an existing user, so a contributor or an
   // author could create or update events, venues and organizers in someone

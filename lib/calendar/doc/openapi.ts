@@ -3,7 +3,7 @@ import type { JsonValue } from "../../routes/json";
 import type { RestRequest } from "../../routes/types";
 import type { RestServer } from "../../routes/server";
 import type { ArgSpec } from "../../routes/types";
-import { NAMESPACE } from "../shared/args";
+import { NAMESPACE } from "../common/args";
 import { COMPONENT_SCHEMAS } from "./schemas";
 
 /**

@@ -18,7 +18,7 @@ import type { ArgSpec, ArgsMap, ArgType, DocSchema } from "../../routes/types";
 import { isWpBoolean, toWpBoolean } from "../../routes/coerce";
 import { isValidTimeZone } from "../../dates/format";
 import { planImage } from "../linked-posts/image";
-import { nonEmptyString, requestLanguage } from "../shared/args";
+import { nonEmptyString, requestLanguage } from "../common/args";
 import { eventTimeFields, nowOf, parseEventDate, type DateValue } from "./dates";
 import { findEventBySlug, PlannedImage } from "./operations";
 import { addressedEventRelations } from "./relations";

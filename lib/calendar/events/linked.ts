@@ -17,7 +17,7 @@ import type { Term } from "../../taxonomy/types";
 import { createOrReuseLinkedPost, validateLinkedPostData, type LinkedPostContext, type LinkedPostKind } from "../linked-posts";
 import { ORGANIZER, TAG, VENUE } from "../post-types";
 import { cleanTermField } from "../terms/kinds";
-import { parseList } from "../shared/args";
+import { parseList } from "../common/args";
 import { invalidParam } from "./errors";
 
 // ---------------------------------------------------------------- terms

@@ -19,7 +19,7 @@ import type { ArgSpec, RestRequest, ValidateResult } from "../../routes/types";
 import type { QueryValue } from "../../routes/urls";
 import type { CurrentUser } from "../../users/types";
 import { CATEGORY, EVENT, ORGANIZER, ORGANIZER_LINK, TAG, VENUE, VENUE_LINK } from "../post-types";
-import { MAX_PER_PAGE, MAX_SEARCH_LENGTH, nonEmptyString, pageArgs, parseList, searchProblem } from "../shared/args";
+import { MAX_PER_PAGE, MAX_SEARCH_LENGTH, nonEmptyString, pageArgs, parseList, searchProblem } from "../common/args";
 import { defaultListEnd, defaultListStart, isParseableDate, listBound, nowOf, type DateValue } from "./dates";
 import { isFilterableBy } from "../records/access";
 import { invalidParam } from "./errors";

@@ -23,7 +23,7 @@ import { applyImagePlan, planImage, type ImagePlan } from "../linked-posts/image
 import { linkedPostLockParts, scaleStatus, type LinkedPostContext } from "../linked-posts/operations";
 import { CATEGORY, EVENT, ORGANIZER_LINK, TAG, VENUE_LINK } from "../post-types";
 import { hasContentAccess } from "../records/access";
-import { isTruthyFlag } from "../shared/args";
+import { isTruthyFlag } from "../common/args";
 import {
   eventTimeFields,
   nowOf,
@@ -50,7 +50,7 @@ import {
 import { newTermBudget, parseLinkedValue, resolveLinkedRefs, resolveTermIds, termItems, termLockParts, type LinkedRef, type TermItems } from "./linked";
 import { applyDateBounds, clampPerPage, eventListParams, ListLookups, type EventListInput, type ListContext, type ListDraft, type ListParam } from "./list-query";
 import { FLAG_FIELDS, REQUIRED_ON_CREATE, WRITE_FIELDS, WRITE_RULES, WRITE_SANITIZERS } from "./rules";
-import { checkAuthorAssignment } from "../shared/author";
+import { checkAuthorAssignment } from "../common/author";
 
 /** Relations and terms loaded with every event the operations return (what a record embeds). */
 export const EVENT_RELATIONS: NonNullable<PostQuery["with"]> = { terms: [CATEGORY, TAG], links: [VENUE_LINK, ORGANIZER_LINK] };

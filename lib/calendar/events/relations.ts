@@ -1,7 +1,7 @@
 import type { PostQuery } from "../../posts/types";
 import type { RestRequest } from "../../routes/types";
 import { CATEGORY, ORGANIZER_LINK, TAG, VENUE_LINK } from "../post-types";
-import { recordWants } from "../shared/context";
+import { recordWants } from "../common/context";
 import { EVENT_RELATIONS } from "./operations";
 
 type Relations = NonNullable<PostQuery["with"]>;

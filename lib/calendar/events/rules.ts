@@ -10,7 +10,7 @@ import { escUrlRaw, type FieldSanitizer } from "../../format/sanitize";
 import { checkImageValue } from "../linked-posts/image";
 import { authorRule, isAbsoluteUrl, statusRule } from "../linked-posts/validate";
 import { EVENT, postTypes } from "../post-types";
-import { nonEmptyString } from "../shared/args";
+import { nonEmptyString } from "../common/args";
 import { isParseableDate, isStorableDate } from "./dates";
 import { isListValue, MAX_LIST_ITEMS_PER_WRITE, MAX_TERM_NAME_LENGTH, termItems, validateLinkedValue } from "./linked";
 

@@ -6,7 +6,7 @@ import type { RestRequest } from "../../routes/types";
 import type { ArgSpec, ArgsMap, ValidateResult } from "../../routes/types";
 import { EVENT } from "../post-types";
 import { isFilterableBy } from "../records/access";
-import { MAX_SEARCH_LENGTH, pageArgs, parseList, requestLanguage, searchProblem } from "../shared/args";
+import { MAX_SEARCH_LENGTH, pageArgs, parseList, requestLanguage, searchProblem } from "../common/args";
 import { linkedKind, type LinkedPostKind } from "./kinds";
 import { kindCaps } from "./operations";
 import { coordinateRule, fieldRules, geoPairProblem, nameRule, requestableStatuses, type FieldRule } from "./validate";

@@ -10,12 +10,12 @@ import { postTypeCaps, type PostTypeCaps } from "../../posts/registry";
 import type { FieldValue, LoadedPost, PostInput, PostPatch, PostStatus } from "../../posts/types";
 import { RestError } from "../../routes/errors";
 import type { CurrentUser } from "../../users/types";
-import { isTruthyFlag } from "../shared/args";
+import { isTruthyFlag } from "../common/args";
 import { ORGANIZER_LINK, VENUE_LINK } from "../post-types";
 import { cleanLinkedField, failureCode, linkedKind, type LinkedKindConfig, type LinkedPostKind } from "./kinds";
 import { applyImagePlan, planImage, type ImagePlan } from "./image";
 import { findDataProblem, isPlainData, isPostStatus } from "./validate";
-import { checkAuthorAssignment } from "../shared/author";
+import { checkAuthorAssignment } from "../common/author";
 
 /**
  * The venue and organizer operations (calendar-api.md §5): create with the

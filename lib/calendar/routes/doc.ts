@@ -1,7 +1,7 @@
 import { READABLE } from "../../routes";
 import type { RestRequest } from "../../routes/types";
 import type { CalendarHost } from "../host";
-import { NAMESPACE } from "../shared/args";
+import { NAMESPACE } from "../common/args";
 import { namespaceOpenApi } from "../doc/openapi";
 
 /**

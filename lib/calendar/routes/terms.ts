@@ -6,7 +6,7 @@ import type { QueryValue } from "../../routes/urls";
 import type { TermQuery } from "../../taxonomy/types";
 import type { CalendarHost } from "../host";
 import type { JsonObject } from "../records/context";
-import { NAMESPACE, perPage, requestLanguage } from "../shared/args";
+import { NAMESPACE, perPage, requestLanguage } from "../common/args";
 import { termItemArgs, termListArgs, termOf, termOrder, termOrderBy, termWriteArgs } from "../terms/args";
 import { canManageTerms, termKind, type TermCollection } from "../terms/kinds";
 import { createTerm, deleteTerm, findTerms, termRecords, updateTerm, type TermWriteData } from "../terms/operations";

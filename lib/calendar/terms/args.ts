@@ -5,7 +5,7 @@ import type { Term, TermQuery } from "../../taxonomy/types";
 import type { CurrentUser } from "../../users/types";
 import { EVENT } from "../post-types";
 import { isFilterableBy } from "../records/access";
-import { MAX_SEARCH_LENGTH, nonEmptyString, pageArgs, parseList, searchProblem } from "../shared/args";
+import { MAX_SEARCH_LENGTH, nonEmptyString, pageArgs, parseList, searchProblem } from "../common/args";
 import { termKind, type TermCollection } from "./kinds";
 
 /**
