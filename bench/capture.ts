@@ -1,5 +1,5 @@
 import { BENCH_USER } from "./calpress";
-import type { CeilingResponse, CeilingSpec } from "./ceiling";
+import { CeilingResponse, CeilingSpec, querySignature } from "./ceiling";
 import { log } from "./log";
 import { Rng } from "./rng";
 import { BenchRequest, Kind, KindName } from "./workloads";
@@ -41,29 +41,55 @@ function parse(body: Buffer): unknown {
   }
 }
 
-/** What a correct answer of each read kind looks like; returns a problem or undefined. */
-function check(kind: KindName, r: BenchRequest, status: number, json: unknown): string | undefined {
-  if (kind === "revalidate_list" || kind === "revalidate_event") {
+/** The list member of each list kind's answer; the other kinds answer one record with an id. */
+const LIST_KEYS: Partial<Record<KindName, string>> = {
+  default: "events",
+  month_category: "events",
+  search: "events",
+  venues_upcoming: "venues",
+  categories: "categories",
+  month_category_varied: "events",
+  pages_varied: "events",
+  venue_varied: "events",
+  search_varied: "events",
+};
+
+interface Checked {
+  problem?: string;
+  /** A right answer with an empty list (allowed for kinds with emptyOk, but not the one to replay). */
+  empty: boolean;
+}
+
+/** What a correct answer of each read kind looks like. */
+function check(kind: Kind, r: BenchRequest, status: number, json: unknown): Checked {
+  if (kind.name === "revalidate_list" || kind.name === "revalidate_event") {
     // Nothing changed since the ETag was read: the answer must be a 304.
-    return status === 304 ? undefined : `${r.method} ${r.path} with If-None-Match answered ${status}, expected 304`;
+    return { empty: false, problem: status === 304 ? undefined : `${r.method} ${r.path} with If-None-Match answered ${status}, expected 304` };
   }
-  const expected = kind === "create" ? 201 : 200;
+  const expected = kind.name === "create" ? 201 : 200;
   if (status !== expected) {
     const code = json && typeof json === "object" && "code" in json ? ` (${String((json as { code: unknown }).code)})` : "";
-    return `${r.method} ${r.path} answered ${status}${code}, expected ${expected}`;
+    return { empty: false, problem: `${r.method} ${r.path} answered ${status}${code}, expected ${expected}` };
   }
-  if (!json || typeof json !== "object") return `${r.method} ${r.path} did not answer JSON`;
+  if (!json || typeof json !== "object") return { empty: false, problem: `${r.method} ${r.path} did not answer JSON` };
   const obj = json as Record<string, unknown>;
-  const listKey = kind === "venues_upcoming" ? "venues" : kind === "categories" ? "categories" : ["default", "month_category", "search"].includes(kind) ? "events" : undefined;
+  const listKey = LIST_KEYS[kind.name];
   if (listKey !== undefined) {
     const list = obj[listKey];
-    if (!Array.isArray(list)) return `${r.path}: no "${listKey}" array in the answer`;
-    if (list.length === 0) return `${r.path}: empty "${listKey}" list (the workload would measure an empty result)`;
+    if (!Array.isArray(list)) return { empty: false, problem: `${r.path}: no "${listKey}" array in the answer` };
+    if (list.length === 0) {
+      return { empty: true, problem: kind.emptyOk ? undefined : `${r.path}: empty "${listKey}" list (the workload would measure an empty result)` };
+    }
   } else if (typeof obj.id !== "number") {
-    return `${r.method} ${r.path}: the answer has no numeric "id"`;
+    return { empty: false, problem: `${r.method} ${r.path}: the answer has no numeric "id"` };
   }
-  return undefined;
+  return { empty: false };
 }
+
+/** Samples per kind: varying paths (item reads, updates, varied lists) get a few, so that one bad answer does not hide, nor does one good one. */
+const SAMPLES = 5;
+/** More samples a kind whose empty lists are right may take to find a non-empty answer for the ceiling. */
+const EXTRA_FOR_NON_EMPTY = 45;
 
 export async function capture(origin: string, kinds: Kind[], seed: number): Promise<CaptureResult> {
   const responses: CeilingResponse[] = [];
@@ -72,11 +98,12 @@ export async function capture(origin: string, kinds: Kind[], seed: number): Prom
   let etag = false;
   for (const kind of kinds) {
     const rng = new Rng(seed + 1);
-    // Varying paths (item reads, updates) get a few samples: one bad event should not hide, nor should one good one.
-    const samples = kind.query === null ? 5 : 1;
+    const samples = kind.query === null ? SAMPLES : 1;
     const problems: string[] = [];
     let kept: CeilingResponse | undefined;
-    for (let i = 0; i < samples; i++) {
+    let keptGood = false;
+    // Past the first samples only while no non-empty answer was found (a run of search misses or empty months).
+    for (let i = 0; i < samples || (kind.emptyOk === true && !keptGood && i < samples + EXTRA_FOR_NON_EMPTY); i++) {
       const r = kind.next(rng);
       let res: { status: number; headers: Headers; body: Buffer };
       try {
@@ -85,10 +112,13 @@ export async function capture(origin: string, kinds: Kind[], seed: number): Prom
         problems.push(`${r.method} ${r.path} failed: ${(err as Error).message}`);
         continue;
       }
-      const problem = check(kind.name, r, res.status, parse(res.body));
+      const { problem, empty } = check(kind, r, res.status, parse(res.body));
       if (problem) problems.push(problem);
       if (res.headers.has("etag")) etag = true;
-      if (kept === undefined || (problem === undefined && kept.status >= 300)) {
+      const good = problem === undefined && !empty;
+      // The first answer, replaced by the first good one: the ceiling replays a right, non-empty answer when there is one.
+      if (kept === undefined || (good && !keptGood)) {
+        keptGood = good;
         const headers: Record<string, string> = {};
         res.headers.forEach((value, name) => {
           // A 304 is nothing but its headers: its ETag is replayed as it is (the ceiling then computes none).
@@ -98,6 +128,7 @@ export async function capture(origin: string, kinds: Kind[], seed: number): Prom
           method: kind.method,
           route: kind.route,
           query: kind.query === null ? null : kind.query,
+          ...(kind.queryKeys !== undefined ? { queryKeys: querySignature(kind.queryKeys.map((k) => `${k}=`).join("&")) } : {}),
           status: res.status,
           headers,
           bodyBase64: res.body.toString("base64"),
@@ -106,12 +137,15 @@ export async function capture(origin: string, kinds: Kind[], seed: number): Prom
       }
     }
     if (kept) responses.push(kept);
+    if (kept !== undefined && !keptGood && problems.length === 0) {
+      problems.push(`no non-empty answer in ${samples + EXTRA_FOR_NON_EMPTY} samples: the ceiling would replay an empty list`);
+    }
     if (problems.length > 0) {
       flags[kind.name] = problems;
       for (const p of problems) log(`CHECK ${kind.name}: ${p}`);
     }
   }
-  // Exact-query responses first: the ceiling's lookup takes the first match.
+  // Exact-query responses first (the ceiling's lookup takes the first match; signatures and catch-alls are looked up apart).
   responses.sort((a, b) => Number(a.query === null) - Number(b.query === null));
   return { spec: { etag, responses }, flags, bytes };
 }

@@ -1,12 +1,14 @@
 import knexFactory from "knex";
 import { tableNames } from "../lib/db/tables";
 import { configFromTarget } from "../lib/db/target";
+import { Rng } from "./rng";
 
 /**
  * What the workloads need to know about the loaded data: every published
  * event's id, slug and title (for the random item reads, and to update
  * events without changing what search finds), a category with many events,
- * and a word that occurs in titles.
+ * a word that occurs in titles, and for the varied workloads every category
+ * and venue with published events and a list of search terms.
  *
  * Read straight from the core `posts`/`terms` tables (lib/db/migrations.ts;
  * the names calpress gives them by default, as the benchmark's `calpress` runs)
@@ -29,12 +31,27 @@ export interface Catalog {
   /** A venue id (writes link their new events to it). */
   venueId: number | undefined;
   language: string;
+  /** Every category (of the site's language) with published events, by id: month_category_varied picks among them. */
+  categoryIds: number[];
+  /** Every venue with published events (of the site's language), by id: venue_varied picks among them. */
+  venueIds: number[];
+  /** search_varied's terms (buildSearchTerms). */
+  searchTerms: SearchTerms;
+}
+
+export interface SearchTerms {
+  /** Title words and adjacent two-word phrases: each occurs in at least one title. */
+  hits: string[];
+  /** Made-up words that occur in no title (a search that finds nothing is a request too). */
+  misses: string[];
 }
 
 /** Post type and taxonomy names of lib/calendar/post-types.ts. */
 const EVENT_TYPE = "event";
 const VENUE_TYPE = "venue";
 const CATEGORY_TAXONOMY = "calendar_events_cat";
+/** The post_links relation from an event to its venue. */
+const VENUE_LINK = "venue";
 
 /** Words too common to test search (they match nearly every title). */
 const STOP_WORDS = new Set(["the", "and", "for", "with", "from", "night"]);
@@ -76,7 +93,24 @@ export async function readCatalog(target: string, tables = tableNames()): Promis
       | { id: number | string }
       | undefined;
 
-    const { word, hits } = pickSearchWord(events.map((e) => e.title));
+    // Both only of the site's language: an id of another language's term or venue is not what a reader of this one sends.
+    const categoryRows = (await knex(`${tables.termRelationships} as tr`)
+      .join(`${tables.terms} as t`, "t.id", "tr.term_id")
+      .join(`${tables.posts} as p`, "p.id", "tr.object_id")
+      .where({ "t.taxonomy": CATEGORY_TAXONOMY, "t.language": language, "p.type": EVENT_TYPE, "p.status": "publish", "p.language": language })
+      .distinct("t.id as id")
+      .orderBy("t.id")) as { id: number | string }[];
+    const venueRows = (await knex(`${tables.postLinks} as l`)
+      .join(`${tables.posts} as p`, "p.id", "l.from_id")
+      .join(`${tables.posts} as v`, "v.id", "l.to_id")
+      .where({ "l.relation": VENUE_LINK, "p.type": EVENT_TYPE, "p.status": "publish", "p.language": language, "v.type": VENUE_TYPE, "v.status": "publish" })
+      .distinct("v.id as id")
+      .orderBy("v.id")) as { id: number | string }[];
+
+    if (venueRows.length === 0) throw new Error("no venue has published events (venue_varied needs some)");
+
+    const titles = events.map((e) => e.title);
+    const { word, hits } = pickSearchWord(titles);
     return {
       events,
       categoryId: Number(cats[0].id),
@@ -85,6 +119,9 @@ export async function readCatalog(target: string, tables = tableNames()): Promis
       searchHits: hits,
       venueId: venue ? Number(venue.id) : undefined,
       language,
+      categoryIds: categoryRows.map((r) => Number(r.id)),
+      venueIds: venueRows.map((r) => Number(r.id)),
+      searchTerms: buildSearchTerms(titles),
     };
   } finally {
     await knex.destroy();
@@ -113,4 +150,42 @@ export function pickSearchWord(titles: string[]): { word: string; hits: number }
     }
   }
   return { word: best, hits: bestHits };
+}
+
+/** Share of search_varied's terms that find nothing. */
+const MISS_SHARE = 0.1;
+const CONSONANTS = "bdfgklmnprstvz";
+const VOWELS = "aeiou";
+
+/**
+ * search_varied's terms, the same for the same titles: every title word of
+ * four letters or more and every adjacent pair of such words ("late night",
+ * "jazz session"; sent unquoted, so calpress looks for both words), sorted,
+ * plus about 10% misses: made-up words (seeded) that occur in no title.
+ * Only ASCII words: SQLite folds only ASCII case, so "île" would not find
+ * "Île" there and a "hit" would be a miss on one database only.
+ */
+export function buildSearchTerms(titles: string[]): SearchTerms {
+  const found = new Set<string>();
+  const isWord = (t: string): boolean => /^[a-z]{4,}$/.test(t);
+  for (const title of titles) {
+    const tokens = title.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((t) => t !== "");
+    for (let i = 0; i < tokens.length; i++) {
+      if (!isWord(tokens[i])) continue;
+      found.add(tokens[i]);
+      if (i + 1 < tokens.length && isWord(tokens[i + 1])) found.add(`${tokens[i]} ${tokens[i + 1]}`);
+    }
+  }
+  const hits = [...found].sort();
+  const text = titles.join("\n").toLowerCase();
+  const wanted = Math.ceil((hits.length * MISS_SHARE) / (1 - MISS_SHARE));
+  const misses = new Set<string>();
+  const rng = new Rng(21);
+  // Pronounceable eight-letter words: a search engine sees nothing special in them.
+  for (let tries = 0; misses.size < wanted && tries < wanted * 100; tries++) {
+    let w = "";
+    for (let k = 0; k < 4; k++) w += CONSONANTS[rng.below(CONSONANTS.length)] + VOWELS[rng.below(VOWELS.length)];
+    if (!text.includes(w)) misses.add(w);
+  }
+  return { hits, misses: [...misses] };
 }

@@ -20,8 +20,10 @@ export interface CeilingResponse {
   method: "GET" | "POST";
   /** Express route, e.g. /wp-json/calendar/events/v1/events/:id */
   route: string;
-  /** Exact query string (without "?") this response answers; null answers any. */
+  /** Exact query string (without "?") this response answers; null answers any (unless queryKeys is set). */
   query: string | null;
+  /** With query null: answers a query with exactly these parameter names (querySignature), whatever their values. */
+  queryKeys?: string;
   status: number;
   headers: Record<string, string>;
   bodyBase64: string;
@@ -35,8 +37,22 @@ export interface CeilingSpec {
 
 export const CEILING_READY = /^ceiling listening on (http:\/\/[^/\s]+)\/$/;
 
+/** The sorted parameter names of a query string ("b=2&a=1" → "a&b"): what the ceiling matches varied queries by. */
+export function querySignature(query: string): string {
+  if (query === "") return "";
+  return query
+    .split("&")
+    .map((part) => {
+      const eq = part.indexOf("=");
+      return eq < 0 ? part : part.slice(0, eq);
+    })
+    .sort()
+    .join("&");
+}
+
 interface Prepared {
   query: string | null;
+  queryKeys: string | undefined;
   status: number;
   headers: Record<string, string>;
   body: Buffer;
@@ -50,17 +66,24 @@ export function ceilingApp(spec: CeilingSpec): express.Express {
   for (const r of spec.responses) {
     const key = `${r.method} ${r.route}`;
     const list = byRoute.get(key) ?? [];
-    list.push({ query: r.query, status: r.status, headers: r.headers, body: Buffer.from(r.bodyBase64, "base64") });
+    list.push({ query: r.query, queryKeys: r.queryKeys, status: r.status, headers: r.headers, body: Buffer.from(r.bodyBase64, "base64") });
     byRoute.set(key, list);
   }
   // calpress parses JSON bodies of writes; so does the ceiling, as part of the stack.
   const json = express.json({ limit: "1mb" });
   for (const [key, list] of byRoute) {
     const [method, route] = key.split(" ");
+    const signed = list.some((p) => p.queryKeys !== undefined);
     const handler = (req: Request, res: Response, next: NextFunction): void => {
       const q = req.url.indexOf("?");
       const query = q < 0 ? "" : req.url.slice(q + 1);
-      const hit = list.find((p) => p.query === query) ?? list.find((p) => p.query === null);
+      // The exact query first (fixed kinds), then the parameter names (varied kinds sharing the route), then any query.
+      let hit = list.find((p) => p.query === query);
+      if (hit === undefined && signed) {
+        const signature = querySignature(query);
+        hit = list.find((p) => p.queryKeys === signature);
+      }
+      hit ??= list.find((p) => p.query === null && p.queryKeys === undefined);
       // A route for one URL (the revalidated event, with its query) leaves that URL's other requests to the route of its kind.
       if (hit === undefined) {
         next();

@@ -43,6 +43,13 @@ function flagsFor(workload: Workload, calpress: DriveStats, ceiling: DriveStats 
   return flags;
 }
 
+/** The plain event list's total_pages as calpress reports it (pages_varied stays within them). */
+async function listPageCount(server: Server): Promise<number | undefined> {
+  const res = await fetch(`${server.origin}${server.restRoot}calendar/events/v1/events`);
+  const body = (await res.json()) as { total_pages?: unknown };
+  return res.ok && typeof body.total_pages === "number" ? body.total_pages : undefined;
+}
+
 function assertAlive(server: Server): void {
   if (server.child.proc.exitCode !== null || server.child.proc.signalCode !== null) {
     throw new Error(`${server.child.label} is no longer running; last stderr:\n${server.child.recentStderr().slice(-10).join("\n")}`);
@@ -59,7 +66,8 @@ async function runSize(opts: BenchOptions, runner: Runner, events: number, repor
   const catalog = await readCatalog(db.target);
   log(
     `catalog: ${catalog.events.length} readable published events; category ${catalog.categoryId} (${catalog.categoryEvents} events); ` +
-      `search "${catalog.searchWord}" (${catalog.searchHits} titles)`,
+      `search "${catalog.searchWord}" (${catalog.searchHits} titles); ${catalog.categoryIds.length} categories and ${catalog.venueIds.length} venues with events; ` +
+      `${catalog.searchTerms.hits.length} search terms + ${catalog.searchTerms.misses.length} misses`,
   );
 
   let store: StoreOptions | undefined;
@@ -72,8 +80,10 @@ async function runSize(opts: BenchOptions, runner: Runner, events: number, repor
   const server = await startServer(runner, db.target, `calpress ${events}`, store);
   const etags: Etags = {};
   await renewEtags(server.origin, server.restRoot, catalog, etags);
-  const kinds = buildKinds({ catalog, restRoot: server.restRoot, etags });
-  const workloads = buildWorkloads({ catalog, restRoot: server.restRoot, etags }).filter((w) => !opts.workloads || opts.workloads.includes(w.name));
+  const listPages = await listPageCount(server);
+  const context = { catalog, restRoot: server.restRoot, etags, listPages };
+  const kinds = buildKinds(context);
+  const workloads = buildWorkloads(context).filter((w) => !opts.workloads || opts.workloads.includes(w.name));
   const needed = new Set<KindName>(workloads.flatMap((w) => w.mix.map((m) => m.kind.name)));
 
   // Captured while the stored answers are warmed, not after: the capture
@@ -94,14 +104,28 @@ async function runSize(opts: BenchOptions, runner: Runner, events: number, repor
   fs.writeFileSync(specFile, JSON.stringify(captured.spec));
   const ceiling = await startCeiling(specFile);
 
+  let builtRssMax = Number.NaN;
   for (const workload of workloads) {
     assertAlive(server);
+    // A workload of built answers gets a process of its own without the stored-answer file, on the same
+    // database, for its run only (the main one idles meanwhile); without a store the main one builds anyway.
+    const built = workload.answerStore === false && store !== undefined ? await startServer(runner, db.target, `calpress ${events} without stored answers`) : undefined;
+    const target = built ?? server;
     const seed = seedOf(workload, opts.seed);
     const common = { workload, seed, connections: opts.connections, duration: opts.duration, warmup: opts.warmup };
-    const stderrBefore = server.child.stderrCount();
+    const stderrBefore = target.child.stderrCount();
     if (workload.okStatus === 304) await renewEtags(server.origin, server.restRoot, catalog, etags);
-    const c = await drive({ ...common, origin: server.origin });
-    const newStderr = Math.min(server.child.stderrCount() - stderrBefore, 40);
+    let c: DriveStats;
+    try {
+      c = await drive({ ...common, origin: target.origin });
+    } finally {
+      if (built) {
+        const rss = await stopServer(built);
+        builtRssMax = Number.isNaN(builtRssMax) ? rss : Math.max(builtRssMax, rss);
+        log(`${built.child.label} stopped, max RSS ${fmt(rss, 0)} MB`);
+      }
+    }
+    const newStderr = Math.min(target.child.stderrCount() - stderrBefore, 40);
     const k = await drive({ ...common, origin: ceiling.origin });
     const flags = flagsFor(workload, c, k, captured);
     const result: WorkloadResult = {
@@ -127,20 +151,22 @@ async function runSize(opts: BenchOptions, runner: Runner, events: number, repor
     };
     report.results.push(result);
     log(
-      `${workload.name.padEnd(15)} calpress ${fmt(c.rps, 0).padStart(6)} rps p50 ${fmt(c.p50)} ms p99 ${fmt(c.p99)} ms | ` +
+      `${workload.name.padEnd(21)} calpress ${fmt(c.rps, 0).padStart(6)} rps p50 ${fmt(c.p50)} ms p99 ${fmt(c.p99)} ms | ` +
         `ceiling ${fmt(k.rps, 0).padStart(6)} rps p50 ${fmt(k.p50)} ms | ratio ${fmt(result.ratio, 3)}` +
         (flags.length > 0 ? ` | FLAGGED: ${flags.join("; ")}` : ""),
     );
     if (flags.length > 0 && newStderr > 0) {
       // calpress's own account of the failures (a 500's body says little).
       log(`calpress stderr during ${workload.name} (last ${Math.min(newStderr, 15)} of ${newStderr} lines):`);
-      for (const line of server.child.recentStderr().slice(-Math.min(newStderr, 15))) process.stderr.write(`  [calpress] ${line}\n`);
+      for (const line of target.child.recentStderr().slice(-Math.min(newStderr, 15))) process.stderr.write(`  [calpress] ${line}\n`);
     }
   }
 
   await ceiling.child.stop();
-  const rssMax = await stopServer(server);
-  log(`calpress max RSS ${fmt(rssMax, 0)} MB`);
+  const mainRssMax = await stopServer(server);
+  // The process without stored answers is calpress too: the larger of the two maxima is the size's.
+  const rssMax = Number.isNaN(builtRssMax) ? mainRssMax : Math.max(mainRssMax, builtRssMax);
+  log(`calpress max RSS ${fmt(rssMax, 0)} MB${Number.isNaN(builtRssMax) ? "" : ` (with stored answers ${fmt(mainRssMax, 0)} MB, without ${fmt(builtRssMax, 0)} MB)`}`);
   report.sizes.push({
     events,
     db: opts.db,
@@ -180,7 +206,8 @@ async function scaleOut(
   publicHost: string,
   renew: (origin: string, host: string) => Promise<void>,
 ): Promise<ScaleOutRow[]> {
-  const reads = workloads.filter((w) => w.readOnly);
+  // With stored answers, a workload of built answers would measure the store here: left out.
+  const reads = workloads.filter((w) => w.readOnly && (store === undefined || w.answerStore !== false));
   const measure = async (servers: Server[]): Promise<Map<string, DriveStats>> => {
     const front = await startFront(servers.map((s) => s.origin.replace(/^http:\/\//, "")));
     const out = new Map<string, DriveStats>();
@@ -191,7 +218,7 @@ async function scaleOut(
         if (w.okStatus === 304) await renew(front.origin, publicHost);
         const stats = await drive({ workload: w, seed: seedOf(w, opts.seed), connections: opts.connections, duration: opts.duration, warmup: opts.warmup, origin: front.origin, host: publicHost });
         out.set(w.name, stats);
-        log(`scale-out ${servers.length}p ${w.name.padEnd(15)} ${fmt(stats.rps, 0).padStart(6)} rps p50 ${fmt(stats.p50)} ms`);
+        log(`scale-out ${servers.length}p ${w.name.padEnd(21)} ${fmt(stats.rps, 0).padStart(6)} rps p50 ${fmt(stats.p50)} ms`);
       }
     } finally {
       await front.child.stop();

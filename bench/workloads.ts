@@ -18,6 +18,13 @@ export const WORKLOAD_NAMES = [
   "categories",
   "mixed",
   "revalidation",
+  // Issue 21: streams of thousands of distinct URLs. Appended: seeds follow the index (run.ts seedOf).
+  "month_category_varied",
+  "pages_varied",
+  "venue_varied",
+  "search_varied",
+  "by_id_built",
+  "mixed_1pct",
 ] as const;
 export type WorkloadName = (typeof WORKLOAD_NAMES)[number];
 
@@ -25,7 +32,10 @@ export const READ_KINDS = ["default", "month_category", "by_id", "by_slug", "sea
 export type ReadKind = (typeof READ_KINDS)[number];
 /** Conditional GETs (If-None-Match with the answer's current ETag): the list and one event. */
 export const REVALIDATE_KINDS = ["revalidate_list", "revalidate_event"] as const;
-export type KindName = ReadKind | "create" | "update" | (typeof REVALIDATE_KINDS)[number];
+/** Kinds whose URLs vary over thousands of values, so that no cache holds more than a small share (issue 21). */
+export const VARIED_KINDS = ["month_category_varied", "pages_varied", "venue_varied", "search_varied", "by_id_built"] as const;
+export type VariedKind = (typeof VARIED_KINDS)[number];
+export type KindName = ReadKind | VariedKind | "create" | "update" | (typeof REVALIDATE_KINDS)[number];
 
 export interface BenchRequest {
   method: "GET" | "POST";
@@ -44,8 +54,16 @@ export interface Kind {
   method: "GET" | "POST";
   /** Express route of this kind's URLs, e.g. /wp-json/calendar/events/v1/events/:id */
   route: string;
-  /** The query string this kind always sends ("" for none), or null when its path varies instead. */
+  /** The query string this kind always sends ("" for none), or null when its path or query varies instead. */
   query: string | null;
+  /**
+   * For a kind whose query varies (query null): the names of its query
+   * parameters. The ceiling answers a query with these names (in any order)
+   * with this kind's captured bytes, so that kinds sharing a route keep apart.
+   */
+  queryKeys?: readonly string[];
+  /** A 2xx with an empty list is a right answer here (a search miss, a month without events); the capture keeps a non-empty one for the ceiling. */
+  emptyOk?: boolean;
   next(rng: Rng): BenchRequest;
 }
 
@@ -57,6 +75,8 @@ export interface Workload {
   readOnly: boolean;
   /** The status that counts as answered (default: any 2xx); 304 for revalidation. */
   okStatus?: number;
+  /** false: measured against a calpress process without stored answers (run.ts starts one for it), so every answer is built. */
+  answerStore?: false;
 }
 
 export interface WorkloadContext {
@@ -67,6 +87,18 @@ export interface WorkloadContext {
   now?: Date;
   /** The current ETags of the revalidation workload's two URLs, renewed in place by bench/revalidate.ts; absent: sent without If-None-Match. */
   etags?: Partial<Record<(typeof REVALIDATE_KINDS)[number], string>>;
+  /** Pages of the plain event list (its total_pages), which pages_varied stays within: a page past the end is a 404. Absent: 200. */
+  listPages?: number;
+}
+
+/** The varied streams' ranges (issue 21's baseline shapes). */
+const VARIED_MONTHS = 24;
+const VARIED_MAX_PAGE = 200;
+
+/** Pages pages_varied asks for: 1..200, fewer when the list is shorter (small fixtures), one short of its end so that an event passing into the past during the run cannot make the last page a 404. */
+export function variedPageCount(listPages: number | undefined): number {
+  if (listPages === undefined) return VARIED_MAX_PAGE;
+  return Math.max(1, Math.min(VARIED_MAX_PAGE, listPages - 1));
 }
 
 /**
@@ -87,10 +119,14 @@ const pad = (n: number): string => String(n).padStart(2, "0");
 
 /** First and last day (YYYY-MM-DD) of the month after `now` (UTC): fully in the future, so it has upcoming events. */
 export function nextMonth(now: Date): { start: string; end: string } {
-  const y = now.getUTCFullYear();
-  const m = now.getUTCMonth() + 1; // 0-based → the next month, 0-based
-  const year = m === 12 ? y + 1 : y;
-  const month = m % 12;
+  return monthAhead(now, 1);
+}
+
+/** First and last day (YYYY-MM-DD) of the month `ahead` months after `now`'s (UTC). */
+export function monthAhead(now: Date, ahead: number): { start: string; end: string } {
+  const index = now.getUTCFullYear() * 12 + now.getUTCMonth() + ahead;
+  const year = Math.floor(index / 12);
+  const month = index % 12; // 0-based
   const last = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
   return { start: `${year}-${pad(month + 1)}-01`, end: `${year}-${pad(month + 1)}-${pad(last)}` };
 }
@@ -99,7 +135,20 @@ export function buildKinds(ctx: WorkloadContext): Record<KindName, Kind> {
   const ns = `${ctx.restRoot.replace(/\/$/, "")}/calendar/events/v1`;
   const { catalog } = ctx;
   if (catalog.events.length === 0) throw new Error("no published events to read");
-  const month = nextMonth(ctx.now ?? new Date());
+  const now = ctx.now ?? new Date();
+  const month = nextMonth(now);
+  const months = Array.from({ length: VARIED_MONTHS }, (_, i) => monthAhead(now, i + 1));
+  const searchTerms = [...catalog.searchTerms.hits, ...catalog.searchTerms.misses];
+  const pages = variedPageCount(ctx.listPages);
+  const varied = (name: VariedKind, queryKeys: readonly string[], query: (rng: Rng) => string): Kind => ({
+    name,
+    method: "GET",
+    route: `${ns}/events`,
+    query: null,
+    queryKeys,
+    emptyOk: true,
+    next: (rng) => ({ method: "GET", path: `${ns}/events?${query(rng)}` }),
+  });
   const fixed = (name: ReadKind, route: string, query: string): Kind => {
     const path = `${ns}${route}${query ? `?${query}` : ""}`;
     return { name, method: "GET", route: `${ns}${route}`, query, next: () => ({ method: "GET", path }) };
@@ -145,6 +194,22 @@ export function buildKinds(ctx: WorkloadContext): Record<KindName, Kind> {
       route: `${ns}/events/by-slug/:slug`,
       query: null,
       next: (rng) => ({ method: "GET", path: `${ns}/events/by-slug/${encodeURIComponent(rng.pick(catalog.events).slug)}` }),
+    },
+    // The issue-21 baseline shapes (bench/README.md). A month ahead may have no event of the category, a search term may be a miss: empty lists are right answers.
+    month_category_varied: varied("month_category_varied", ["start_date", "end_date", "categories", "per_page"], (rng) => {
+      const m = rng.pick(months);
+      return `start_date=${m.start}&end_date=${m.end}&categories=${rng.pick(catalog.categoryIds)}&per_page=50`;
+    }),
+    pages_varied: { ...varied("pages_varied", ["page"], (rng) => `page=${1 + rng.below(pages)}`), emptyOk: false },
+    venue_varied: varied("venue_varied", ["venue", "per_page"], (rng) => `venue=${rng.pick(catalog.venueIds)}&per_page=20`),
+    search_varied: varied("search_varied", ["search"], (rng) => `search=${encodeURIComponent(rng.pick(searchTerms))}`),
+    // The by_id stream's shape; the workload runs against a process without stored answers.
+    by_id_built: {
+      name: "by_id_built",
+      method: "GET",
+      route: `${ns}/events/:id`,
+      query: null,
+      next: (rng) => ({ method: "GET", path: `${ns}/events/${rng.pick(catalog.events).id}` }),
     },
     // Before the writes: the capture asks the kinds in this order, and a create changes the list.
     revalidate_list: conditional("revalidate_list"),
@@ -192,12 +257,16 @@ export function buildKinds(ctx: WorkloadContext): Record<KindName, Kind> {
 export function buildWorkloads(ctx: WorkloadContext): Workload[] {
   const kinds = buildKinds(ctx);
   const single = (name: ReadKind): Workload => ({ name, mix: [{ kind: kinds[name], share: 1 }], readOnly: true });
-  const mixed: Workload = {
-    name: "mixed",
+  // The reads spread evenly over the seven read kinds, the writes half creates, half updates.
+  const withWrites = (name: "mixed" | "mixed_1pct", writes: number): Workload => ({
+    name,
     readOnly: false,
-    // 90% reads spread evenly over the seven read kinds, 10% writes (half creates, half updates).
-    mix: [...READ_KINDS.map((k) => ({ kind: kinds[k], share: 0.9 / READ_KINDS.length })), { kind: kinds.create, share: 0.05 }, { kind: kinds.update, share: 0.05 }],
-  };
+    mix: [
+      ...READ_KINDS.map((k) => ({ kind: kinds[k], share: (1 - writes) / READ_KINDS.length })),
+      { kind: kinds.create, share: writes / 2 },
+      { kind: kinds.update, share: writes / 2 },
+    ],
+  });
   // A client (or a shared cache) checking whether what it holds is still
   // current: every request carries the ETag it got, and nothing changed, so
   // every answer is a 304 without a body.
@@ -207,7 +276,11 @@ export function buildWorkloads(ctx: WorkloadContext): Workload[] {
     okStatus: 304,
     mix: REVALIDATE_KINDS.map((k) => ({ kind: kinds[k], share: 1 / REVALIDATE_KINDS.length })),
   };
-  return [...READ_KINDS.map(single), mixed, revalidation];
+  const variedReads = (["month_category_varied", "pages_varied", "venue_varied", "search_varied"] as const).map(
+    (name): Workload => ({ name, mix: [{ kind: kinds[name], share: 1 }], readOnly: true }),
+  );
+  const byIdBuilt: Workload = { name: "by_id_built", mix: [{ kind: kinds.by_id_built, share: 1 }], readOnly: true, answerStore: false };
+  return [...READ_KINDS.map(single), withWrites("mixed", 0.1), revalidation, ...variedReads, byIdBuilt, withWrites("mixed_1pct", 0.01)];
 }
 
 /** A request stream for one run of a workload. */
