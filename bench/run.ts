@@ -13,7 +13,7 @@ import { startFront } from "./front";
 import { fmt, log } from "./log";
 import { cleanupAll, installExitHandlers, onCleanup } from "./proc";
 import { BenchReport, round, ScaleOutRow, WorkloadResult, writeReport } from "./report";
-import { buildKinds, buildWorkloads, KindName, Workload, WORKLOAD_NAMES } from "./workloads";
+import { buildKinds, buildWorkloads, KindName, variedPageCount, Workload, WORKLOAD_NAMES } from "./workloads";
 
 /**
  * The calpress benchmark: for each fixture size, load a fresh database,
@@ -81,6 +81,7 @@ async function runSize(opts: BenchOptions, runner: Runner, events: number, repor
   const etags: Etags = {};
   await renewEtags(server.origin, server.restRoot, catalog, etags);
   const listPages = await listPageCount(server);
+  log(`the plain event list has ${listPages ?? "?"} pages: pages_varied asks pages 1..${variedPageCount(listPages)}`);
   const context = { catalog, restRoot: server.restRoot, etags, listPages };
   const kinds = buildKinds(context);
   const workloads = buildWorkloads(context).filter((w) => !opts.workloads || opts.workloads.includes(w.name));
