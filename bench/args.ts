@@ -40,7 +40,7 @@ export const USAGE = `Usage: tsx bench/run.ts [options]
   --connections <n>       concurrent keep-alive connections (default 4; see bench/README.md)
   --processes 1|2         postgres only: also compare 1 vs 2 calpress processes behind
                           a round-robin front (default 1)
-  --quick                 one size of 2000 events, 3 s per workload (a smoke run, under 2 minutes)
+  --quick                 one size of 2000 events, 3 s per workload (a smoke run, under 3 minutes)
   --answer-store on|off   serve with a stored-answer file, warmed before measuring (default on;
                           SQLite and PostgreSQL): see "Stored answers" in the README
   --workloads a,b         run only these workloads (development aid)
@@ -116,7 +116,7 @@ export function parseBenchArgs(argv: string[], workloadNames: readonly string[])
     events,
     db,
     duration: positiveNumber("duration", values.duration, quick ? 3 : 10, false),
-    // The quick run keeps under two minutes on 2 cores only with a shorter warm-up.
+    // The quick run keeps under three minutes on 2 cores only with a shorter warm-up.
     warmup: values.warmup === "0" ? 0 : positiveNumber("warmup", values.warmup, quick ? 1 : 2, false),
     connections: positiveNumber("connections", values.connections, 4, true),
     quick,
