@@ -100,6 +100,8 @@ export interface PostsApi {
   /** Lowest id among posts of the type with that slug (any status but trash), preferring `language`. */
   getBySlug(type: string, slug: string, opts?: { language?: string; withRel?: PostQuery["with"] }): Promise<LoadedPost | undefined>;
   find(query: PostQuery): Promise<PostPage>;
+  /** `find`'s page as ids in order, and its total, without loading the posts (for records kept elsewhere). */
+  findIds(query: PostQuery): Promise<{ ids: number[]; total: number }>;
   count(query: PostQuery): Promise<number>;
   /** Moves to the trash, remembering the status; slug gets `__trashed`. */
   trash(id: number): Promise<LoadedPost>;

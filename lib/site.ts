@@ -149,6 +149,14 @@ export interface SiteOptions {
    */
   answerStore?: { file: string; version?: string; maxBytes?: number } | false;
   /**
+   * Kept records (lib/cache/records.ts): each event's JSON as lists show it,
+   * built once per revision of what it shows and reused by every list page
+   * and filter that shows it (anonymous readers). With an `answerStore` they
+   * are kept in its file; otherwise in memory, at most `maxBytes` (default
+   * 16 MiB). `false` turns them off. SQLite and PostgreSQL.
+   */
+  records?: { maxBytes?: number } | false;
+  /**
    * The outgoing webhooks' deliverer (lib/hooks/deliverer.ts). Webhooks are
    * sent once the site option `webhook_url` is set (signed with the option
    * `webhook_secret`): every change then also writes an outbox row in its own
@@ -248,6 +256,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     // Also picks up rows an earlier process wrote and never delivered.
     if (options.webhooks !== false && options.webhooks?.autoStart !== false) webhooks.start();
     rest.answerStore = await caching.openStore();
+    rest.records = caching.records(rest.answerStore);
     // Written only when they differ: any write to the options voids every
     // stored answer (they all show the site's options), and a restart with
     // the same --timezone must not.

@@ -3,6 +3,7 @@ import { deflateRawSync, inflateRawSync } from "node:zlib";
 import fs from "node:fs";
 import path from "node:path";
 import type { Answer } from "./answer";
+import { unionTags, type KeptRecord, type RecordCache } from "./records";
 
 /**
  * Stored answers: whole anonymous GET answers of the endpoints that opt in
@@ -183,12 +184,24 @@ const STORE_FORMAT = 5;
  * same snapshot as the answer, so nothing can commit in between.
  */
 function selectValid(cacheTags: string): string {
+  return `SELECT status, no_cache, packing, answer FROM stored_answers a WHERE a.id = ? AND a.key = ? AND ${provedHere(cacheTags)}`;
+}
+
+/** `selectValid` for many rows at once (kept records): ids as a JSON array; the caller compares the keys. */
+function selectManyValid(cacheTags: string): string {
+  return `SELECT key, packing, answer FROM stored_answers a WHERE a.id IN (SELECT value FROM json_each(?)) AND ${provedHere(cacheTags)}`;
+}
+
+/** The condition that every tag of row `a` still has the version it was stored with. */
+function provedHere(cacheTags: string): string {
   // better-sqlite3 cannot bind a name: `cacheTags` is the site's cache-tags table (lib/db/tables.ts admits only letters, digits and `_`).
   if (!/^[a-z0-9_]+$/.test(cacheTags)) throw new Error(`not a table name: ${cacheTags}`);
-  return `SELECT status, no_cache, packing, answer FROM stored_answers a WHERE a.id = ? AND a.key = ?
-  AND NOT EXISTS (SELECT 1 FROM json_each(a.tags) j
+  return `NOT EXISTS (SELECT 1 FROM json_each(a.tags) j
     WHERE coalesce((SELECT t.version FROM site."${cacheTags}" t WHERE t.tag = json_extract(j.value, '$[0]')), 0) <> json_extract(j.value, '$[1]'))`;
 }
+
+/** Kept records (records.ts) share the file with answers: their keys are kept apart by this prefix (an answer key starts with its URL). */
+const RECORD_KEY = "record ";
 
 /**
  * How long a store write may wait for another process's write to end. The
@@ -211,6 +224,8 @@ export class AnswerStore {
   private readonly nonce = randomBytes(6).toString("hex");
   private readonly always: readonly number[];
   private readonly counters = { hits: 0, early: 0, proved: 0, built: 0, stored: 0, skipped: 0, evicted: 0 };
+  /** Kept records (records.ts) are counted apart from answers. */
+  private readonly recordCounters = { hits: 0, proved: 0, kept: 0, skipped: 0 };
   private readonly maxBytes: number;
   /** The preset dictionary of every answer in the file (see SCHEMA); read when first needed, chosen by the first answer stored. */
   private dictionary: Buffer | undefined;
@@ -226,6 +241,11 @@ export class AnswerStore {
     private readonly pageCount: SqliteStatement = db.prepare("SELECT (SELECT page_count FROM pragma_page_count()) - (SELECT freelist_count FROM pragma_freelist_count()) AS pages"),
     private readonly rowCount: SqliteStatement = db.prepare("SELECT count(*) AS n FROM stored_answers"),
     private readonly evictOldest: SqliteStatement = db.prepare("DELETE FROM stored_answers WHERE id IN (SELECT id FROM stored_answers ORDER BY stored_at LIMIT ?)"),
+    private readonly selectMany: SqliteStatement = db.prepare(
+      options.attach !== undefined
+        ? selectManyValid(options.attach.cacheTags)
+        : "SELECT id, key, token, tags, packing, answer FROM stored_answers WHERE id IN (SELECT value FROM json_each(?))",
+    ),
   ) {
     this.always = [...new Set(options.always)];
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -298,9 +318,11 @@ export class AnswerStore {
     return { ...this.counters };
   }
 
-  /** Stored answers and the bytes of the file's pages in use (tests, diagnostics). */
-  size(): { answers: number; bytes: number } {
-    return { answers: (this.rowCount.get() as { n: number }).n, bytes: this.usedBytes() };
+  /** Stored answers, kept records and the bytes of the file's pages in use (tests, diagnostics). */
+  size(): { answers: number; records: number; bytes: number } {
+    const rows = (this.rowCount.get() as { n: number }).n;
+    const records = (this.db.prepare("SELECT count(*) AS n FROM stored_answers WHERE substr(key, 1, ?) = ?").get(RECORD_KEY.length, RECORD_KEY) as { n: number }).n;
+    return { answers: rows - records, records, bytes: this.usedBytes() };
   }
 
   private usedBytes(): number {
@@ -378,6 +400,89 @@ export class AnswerStore {
     });
     if (stored) this.counters.stored++;
     return response;
+  }
+
+  /** Kept records in this file, beside the answers (records.ts). */
+  readonly records: RecordCache & { stats(): { hits: number; proved: number; kept: number; skipped: number } } = {
+    durable: true,
+    stats: () => ({ ...this.recordCounters }),
+    token: () => this.options.revision(),
+    get: (keys) => this.getRecords(keys),
+    keep: (token, records) => this.keepRecords(token, records),
+  };
+
+  private async getRecords(keys: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    if (keys.length === 0) return out;
+    const wanted = new Map<number, string>();
+    for (const key of keys) wanted.set(keyId(RECORD_KEY + key), RECORD_KEY + key);
+    let rows: Array<StoredRow & { id?: number; key: string }>;
+    try {
+      rows = this.selectMany.all(JSON.stringify([...wanted.keys()])) as Array<StoredRow & { id?: number; key: string }>;
+    } catch (err) {
+      this.options.logger?.error("stored answers: reading records failed", err);
+      return out;
+    }
+    const texts = (row: StoredRow & { key: string }): void => {
+      const answer = this.unpack(row);
+      if (answer !== undefined) out.set(row.key.slice(RECORD_KEY.length), answer.body === null ? "" : answer.body.toString("utf8"));
+    };
+    const wantedKeys = new Set(wanted.values());
+    const mine = rows.filter((r) => wantedKeys.has(r.key));
+    if (this.options.attach !== undefined) {
+      // Proved by the statement itself.
+      for (const row of mine) texts(row);
+      this.recordCounters.hits += out.size;
+      return out;
+    }
+    const revision = await this.options.revision();
+    if (revision === null) return out;
+    const token = this.tokenOf(revision);
+    const unproved: Array<StoredRow & { id?: number; key: string; pairs: Array<[number, number]> }> = [];
+    for (const row of mine) {
+      if (row.token === token) texts(row);
+      else {
+        try {
+          unproved.push({ ...row, pairs: JSON.parse(row.tags ?? "[]") as Array<[number, number]> });
+        } catch {
+          // Unreadable tags: a miss.
+        }
+      }
+    }
+    this.recordCounters.hits += out.size;
+    if (unproved.length === 0) return out;
+    const all = new Set<number>();
+    for (const row of unproved) for (const [tag] of row.pairs) all.add(tag);
+    const current = await this.options.versions([...all]);
+    const proved = unproved.filter((row) => row.pairs.length > 0 && row.pairs.every(([tag, version]) => (current.get(tag) ?? 0) === version));
+    for (const row of proved) texts(row);
+    this.recordCounters.proved += proved.length;
+    this.write("updating tokens", () => this.db.transaction(() => {
+      for (const row of proved) this.retoken.run(token, row.id, row.key);
+    })());
+    return out;
+  }
+
+  private async keepRecords(revision: string, records: readonly KeptRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const all = unionTags(this.always, records);
+    const versions = await this.options.versions(all);
+    if ((await this.options.revision()) !== revision) {
+      this.recordCounters.skipped += records.length;
+      return;
+    }
+    const kept = this.options.attach !== undefined ? "" : this.tokenOf(revision);
+    const now = Date.now();
+    const stored = this.write("keeping records", () => this.db.transaction(() => {
+      for (const r of records) {
+        const pairs = unionTags(this.always, [r]).map((tag) => [tag, versions.get(tag) ?? 0]);
+        const { packing, answer } = this.pack({ status: 200, headers: [], body: Buffer.from(r.text), noCache: false });
+        const key = RECORD_KEY + r.key;
+        this.upsert.run(keyId(key), key, kept, JSON.stringify(pairs), 200, 0, packing, answer, now);
+      }
+      this.evictPastBound();
+    })());
+    if (stored) this.recordCounters.kept += records.length;
   }
 
   /** The token an answer proved under `revision` is kept with. */

@@ -3,6 +3,7 @@ import { EPOCH_TAG, readTagVersions, SITE_TAG } from "../db/cache-tags";
 import { cacheTagsMaintained } from "../db/dialects";
 import { CALPRESS_VERSION, codeFingerprint } from "../version";
 import { AnswerStore } from "./answer-store";
+import { MemoryRecords, type RecordCache } from "./records";
 import type { ResponseCacheOptions } from "./response-cache";
 import { runGuarded, snapshotTags, writeGuardsAvailable, type WriteGuards } from "./write-guard";
 
@@ -16,6 +17,8 @@ export interface CachingOptions {
   readonly responseCache?: { maxBytes?: number; maxAgeMs?: number } | false;
   /** `SiteOptions.answerStore`: the stored-answer file; off when absent or `false`. */
   readonly answerStore?: { file: string; version?: string; maxBytes?: number } | false;
+  /** `SiteOptions.records`: `false` keeps none; in memory without an answer store. */
+  readonly records?: { maxBytes?: number } | false;
   readonly logger?: { error(message: string, err?: unknown): void };
 }
 
@@ -30,6 +33,8 @@ export interface Caching {
    * identity includes the epoch tag they make.
    */
   openStore(): Promise<AnswerStore | undefined>;
+  /** The kept records (`RouteTable.records`): in the opened store's file, else in memory; undefined where tags are not kept or when turned off. */
+  records(store: AnswerStore | undefined): RecordCache | undefined;
 }
 
 /** The part of the engine caching reads: its database, tables and read cache. */
@@ -42,7 +47,20 @@ export function createCaching(engine: CachedEngine, options: CachingOptions): Ca
       ? { snapshot: (tags) => snapshotTags(engine.knex, engine.tables, tags), run: (snapshot, stale, work) => runGuarded(snapshot, stale, work) }
       : undefined,
     openStore: () => openAnswerStore(engine, options),
+    records: (store) => keptRecords(engine, options, store),
   };
+}
+
+function keptRecords(engine: CachedEngine, options: CachingOptions, store: AnswerStore | undefined): RecordCache | undefined {
+  const reads = engine.readCache;
+  if (options.records === false || reads === null || !cacheTagsMaintained(engine.knex)) return undefined;
+  if (store !== undefined) return store.records;
+  return new MemoryRecords({
+    maxBytes: options.records?.maxBytes,
+    revision: () => reads.token(),
+    versions: (tags) => readTagVersions(engine.knex, engine.tables, tags),
+    always: [SITE_TAG],
+  });
 }
 
 function responseCacheOptions(engine: CachedEngine, setting: CachingOptions["responseCache"]): ResponseCacheOptions | undefined {

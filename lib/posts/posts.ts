@@ -98,6 +98,10 @@ export class Posts implements PostsApi {
     return this.queries.find(query);
   }
 
+  findIds(query: PostQuery): Promise<{ ids: number[]; total: number }> {
+    return this.queries.findIds(query);
+  }
+
   count(query: PostQuery): Promise<number> {
     return this.queries.count(query);
   }

@@ -105,6 +105,18 @@ export class PostQueries {
   }
 
   async find(query: PostQuery): Promise<PostPage> {
+    const { rows, joins, total, remember } = await this.page(query, false);
+    return { posts: await this.loader.hydrate(rows, query.with, joins, remember), total };
+  }
+
+  /** `find` without loading the posts: the page's ids in order, and the total (`with` is not read). */
+  async findIds(query: PostQuery): Promise<{ ids: number[]; total: number }> {
+    const { rows, total } = await this.page(query, true);
+    return { ids: rows.map((r) => Number(r.id)), total };
+  }
+
+  /** The rows of one page (whole posts with their typed fields, or `p.id` alone) and the total. */
+  private async page(query: PostQuery, idsOnly: boolean): Promise<{ rows: JoinedRow[]; joins: FieldJoin[]; total: number; remember: Remember }> {
     const built = await this.buildQuery(query);
     const { qb } = built;
     const page = Math.max(1, Math.trunc(query.page ?? 1));
@@ -132,7 +144,7 @@ export class PostQueries {
       total = await counted();
       narrowRows = total <= NARROW_ROWS_MAX;
     }
-    const rowsQb = qb.clone().select("p.*");
+    const rowsQb = qb.clone().select(idsOnly ? "p.id" : "p.*");
     if (narrowRows) built.narrow?.(rowsQb);
     // SQLite plans a page ordered by an indexed typed field (the upcoming
     // events by start) from `posts (type, status, language)` and sorts every
@@ -144,7 +156,7 @@ export class PostQueries {
     if (this.e.dialect.prefersIndexOrderedPages && indexOrder && !unlimited && !narrowRows && query.ids === undefined) {
       rowsQb.from(this.k.raw("?? as ?? not indexed", [this.e.tables.posts, "p"]));
     }
-    const joins = built.selectFields(rowsQb);
+    const joins = idsOnly ? [] : built.selectFields(rowsQb);
     if (!unlimited) rowsQb.limit(perPage).offset((page - 1) * perPage);
     const rows = await remember(rowsQb, async (): Promise<JoinedRow[]> => rowsQb, (r) => r.length);
     if (total === undefined) {
@@ -154,7 +166,7 @@ export class PostQueries {
       else if (rows.length > 0 && rows.length < perPage) total = (page - 1) * perPage + rows.length;
       else total = await counted();
     }
-    return { posts: await this.loader.hydrate(rows, query.with, joins, remember), total };
+    return { rows, joins, total, remember };
   }
 
   async count(query: PostQuery): Promise<number> {

@@ -11,6 +11,7 @@ import type { ParamMap } from "./params";
 import { compilePattern, joinRoute } from "./patterns";
 import { ResponseCache } from "../cache/response-cache";
 import { corsPolicy, type CorsPolicy } from "./cors";
+import type { RecordCache } from "../cache/records";
 import type { AnswerStore } from "../cache/answer-store";
 import type { CompiledEndpoint, RouteEntry, RouteKind, RouteMatch } from "./route-entry";
 import { compileTypedArgs, createAjv } from "./schema-validator";
@@ -81,6 +82,8 @@ export class RouteTable {
   readonly settings: ServerSettings;
   /** Where anonymous answers of endpoints with `store: true` are kept (set once the database is ready: `useAnswerStore`). */
   answerStore: AnswerStore | undefined;
+  /** Where anonymous records are kept for reuse across answers (lib/cache/records.ts; set with the answer store). */
+  records: RecordCache | undefined;
   private readonly ajv: Ajv = createAjv();
   private readonly routes: TableRoute[] = [];
   private readonly namespaces: string[] = [];

@@ -26,8 +26,9 @@ async function queriesOf(t: TestSite, run: () => Promise<unknown>): Promise<stri
 }
 
 forEachDatabase("query budget per request", (db) => {
-  // The budgets are those of building an answer; reusing one is tested in test/routes/response-cache.test.ts.
-  const site = useSite(db, { responseCache: false });
+  // The budgets are those of building an answer (no kept records either); reusing one is tested in
+  // test/routes/response-cache.test.ts, kept records below and in test/calendar/kept-records.test.ts.
+  const site = useSite(db, { responseCache: false, records: false });
   let event: { id: number; slug: string };
   let category: number;
 
@@ -102,7 +103,7 @@ forEachDatabase("query budget per request", (db) => {
     const knex: Knex = t.site.engine.knex;
     const pages: Array<{ sql: string; bindings: readonly unknown[] }> = [];
     const onQuery = (q: { sql: string; bindings?: readonly unknown[] }): void => {
-      if (/^select `p`\.\*/.test(q.sql) && /order by/.test(q.sql)) pages.push({ sql: q.sql, bindings: q.bindings ?? [] });
+      if (/^select `p`\.(\*|`id`)/.test(q.sql) && /order by/.test(q.sql)) pages.push({ sql: q.sql, bindings: q.bindings ?? [] });
     };
     knex.on("query", onQuery);
     try {

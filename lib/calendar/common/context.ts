@@ -66,34 +66,40 @@ export function nameLoadedPost(req: RestRequest, p: LoadedPost): void {
 
 /**
  * Tells the REST layer what these records show (for stored answers, see
- * lib/cache/answer-store.ts): the posts, every post they link to (also
- * those not shown: publishing a linked draft venue changes the record), the
- * terms, the featured images, and, when a language may swap a linked post
- * for its translation, the set of posts itself (a new translation).
+ * lib/cache/answer-store.ts): what `recordTags` names for each record.
  */
 function nameDependencies(req: RestRequest, posts: LoadedPost[], related: Related, language: string | undefined): void {
-  let links = false;
+  for (const p of posts) req.dependsOn(...recordTags(p, related, language));
+}
+
+/**
+ * The cache tags of one record: the post and its terms, every post it links
+ * to (also those not shown: publishing a linked draft venue changes the
+ * record) and the one shown in its place, the featured images, and, when a
+ * language may swap a linked post for its translation, the set of posts
+ * itself (a new translation). Also what a kept record (lib/cache/records.ts)
+ * is proved against.
+ */
+export function recordTags(post: LoadedPost, related: Related, language: string | undefined): Set<number> {
+  const tags = new Set<number>([postTag(post.id)]);
   const image = (p: LoadedPost): void => {
     const id = Number(p.fields.image_id);
-    if (Number.isInteger(id) && id > 0) req.dependsOn(postTag(id));
+    if (Number.isInteger(id) && id > 0) tags.add(postTag(id));
   };
-  for (const p of posts) {
-    nameLoadedPost(req, p);
-    for (const ids of Object.values(p.links ?? {})) {
-      for (const id of ids) {
-        req.dependsOn(postTag(id));
-        links = true;
-      }
-    }
-    image(p);
-  }
+  for (const ids of Object.values(post.termIds ?? {})) for (const id of ids) tags.add(termTag(id));
+  image(post);
   let translatable = false;
-  for (const p of related.posts.values()) {
-    req.dependsOn(postTag(p.id));
-    image(p);
-    // A linked post of a translation group, shown in another language: a new translation may take its place.
-    if (p.translationGroup !== null && p.language !== language) translatable = true;
+  for (const ids of Object.values(post.links ?? {})) {
+    for (const id of ids) {
+      tags.add(postTag(id));
+      const shown = related.posts.get(id);
+      if (shown === undefined) continue;
+      tags.add(postTag(shown.id));
+      image(shown);
+      // A linked post of a translation group, shown in another language: a new translation may take its place.
+      if (shown.translationGroup !== null && shown.language !== language) translatable = true;
+    }
   }
-  for (const id of related.terms.keys()) req.dependsOn(termTag(id));
-  if (links && language !== undefined && translatable) req.dependsOn(SLUGS_TAG);
+  if (translatable && language !== undefined) tags.add(SLUGS_TAG);
+  return tags;
 }

@@ -218,18 +218,41 @@ export interface EventListResult {
  * the filters and date bounds of the parameter table, ordered by local start
  * then ID (`include`: publication date then ID). A page past the end → 404.
  */
-export async function listEvents(
+export async function listEvents(engine: EngineApi, input: EventListInput, user: CurrentUser | null, opts: ListOptions = {}): Promise<EventListResult> {
+  const list = await prepareList(engine, input, user, opts);
+  const result = await engine.posts.find(list.query);
+  if (result.posts.length === 0 && list.page > 1) throw eventArchivePageNotFound();
+  return { posts: result.posts, total: result.total, page: list.page, perPage: list.perPage, query: list.echo };
+}
+
+/** `listEvents` with the page as event ids (in order) instead of loaded events: for records kept elsewhere (lib/cache/records.ts). */
+export async function listEventIds(
   engine: EngineApi,
   input: EventListInput,
   user: CurrentUser | null,
-  opts: {
-    language?: string;
-    /** The filter lookups of this call, when its argument validation already used them (the route); default: fresh ones. */
-    lookups?: ListLookups;
-    /** What to load the events with (default EVENT_RELATIONS; `{}` none), see ./relations.ts. */
-    relations?: NonNullable<PostQuery["with"]>;
-  } = {},
-): Promise<EventListResult> {
+  opts: ListOptions = {},
+): Promise<Omit<EventListResult, "posts"> & { ids: number[] }> {
+  const list = await prepareList(engine, input, user, opts);
+  const result = await engine.posts.findIds(list.query);
+  if (result.ids.length === 0 && list.page > 1) throw eventArchivePageNotFound();
+  return { ids: result.ids, total: result.total, page: list.page, perPage: list.perPage, query: list.echo };
+}
+
+interface ListOptions {
+  language?: string;
+  /** The filter lookups of this call, when its argument validation already used them (the route); default: fresh ones. */
+  lookups?: ListLookups;
+  /** What to load the events with (default EVENT_RELATIONS; `{}` none), see ./relations.ts. */
+  relations?: NonNullable<PostQuery["with"]>;
+}
+
+/** The post query of a list call, its page and size, and the effective arguments (`EventListResult.query`). */
+async function prepareList(
+  engine: EngineApi,
+  input: EventListInput,
+  user: CurrentUser | null,
+  opts: ListOptions,
+): Promise<{ query: PostQuery; page: number; perPage: number; echo: Record<string, QueryValue> }> {
   const language = opts.language ?? (await engine.options.defaultLanguage());
   const page = sent(input.page) ? Number(input.page) : 1;
   // Past 2^53 an integer is no longer exact (the routes refuse it as out of range too).
@@ -262,16 +285,13 @@ export async function listEvents(
   }
   await applyDateBounds(draft, ctx);
 
-  const result = await engine.posts.find(draft.query);
-  if (result.posts.length === 0 && page > 1) throw eventArchivePageNotFound();
-
   // The effective query in declaration order: page and per_page first, as the original's rest_url.
-  const query: Record<string, QueryValue> = { page, per_page: perPage };
+  const echo: Record<string, QueryValue> = { page, per_page: perPage };
   for (const param of params) {
-    if (draft.echo[param.name] !== undefined) query[param.name] = draft.echo[param.name];
+    if (draft.echo[param.name] !== undefined) echo[param.name] = draft.echo[param.name];
   }
-  for (const [name, value] of Object.entries(draft.echo)) if (!(name in query)) query[name] = value;
-  return { posts: result.posts, total: result.total, page, perPage, query };
+  for (const [name, value] of Object.entries(draft.echo)) if (!(name in echo)) echo[name] = value;
+  return { query: draft.query, page, perPage, echo };
 }
 
 // ---------------------------------------------------------------- writes

@@ -12,15 +12,17 @@ import type { LoadedPost } from "../../posts/types";
 import { paginate, type Pagination } from "../../routes/pagination";
 import type { RestRequest } from "../../routes/types";
 import { RestResponse, rawResponse } from "../../routes/response";
+import { encodeJson, RawJson } from "../../routes/json";
+import type { KeptRecord } from "../../cache/records";
 import { CREATABLE, DELETABLE, EDITABLE, READABLE, type ArgSpec, type ArgsMap, type PermissionCheck, type RestEndpoint } from "../../routes/types";
 import type { QueryValue } from "../../routes/urls";
 import type { CalendarHost } from "../host";
 import { EVENT } from "../post-types";
-import type { JsonObject } from "../records/context";
+import type { Json, JsonObject } from "../records/context";
 import { eventRecord } from "../records/event";
 import { ICAL_CONTENT_TYPE, icalFeed, wantsICalendar } from "../ical/feed";
 import { NAMESPACE, requestLanguage } from "../common/args";
-import { nameLoadedPost, recordContext, recordWants, type RecordContextOptions } from "../common/context";
+import { nameLoadedPost, recordContext, recordTags, recordWants, type RecordContextOptions } from "../common/context";
 import { createArgs, eventBySlugForRequest, idArg, passwordArg, slugLookupArg, updateFieldArgs } from "../events/args";
 import { invalidParam } from "../events/errors";
 import type { DateValue } from "../events/dates";
@@ -28,6 +30,7 @@ import { eventListParams, ListLookups, type EventListInput } from "../events/lis
 import {
   createEvent,
   eventCaps,
+  listEventIds,
   listEvents,
   readableEvent,
   trashEvent,
@@ -126,27 +129,50 @@ function writeInput(req: RestRequest): EventWriteInput {
 }
 
 /**
+ * Whether this request's event records are the ones every anonymous reader
+ * gets, whole, so that they may be kept and reused (lib/cache/records.ts):
+ * no user, no password, not the edit context, no `_fields` (which builds
+ * records in part) and no `_pretty` (kept texts are compact).
+ */
+function keepsRecords(req: RestRequest): boolean {
+  return req.user === null && req.param("password") === undefined && req.params.context !== "edit" && req.param("_fields") === undefined && req.param("_pretty") === undefined;
+}
+
+/** A kept event record's key: what else than the event it depends on (the language, and the URLs it is written with). */
+function recordKey(req: RestRequest, id: number, language: string | undefined): string {
+  return `calendar-event\u0000${id}\u0000${language ?? ""}\u0000${req.urls.home}\u0000${req.urls.root}`;
+}
+
+/**
  * The post a by-ID or by-slug item request addresses, looked up once per
  * request: every endpoint's permission check (the `Allow` header runs them
  * all) and the handler share it.
  */
-function addressedPost(engine: EngineApi, by: By): (req: RestRequest) => Promise<LoadedPost | undefined> {
-  const cache = new WeakMap<RestRequest, Promise<LoadedPost | undefined>>();
+function addressedPost(engine: EngineApi, by: By, host: CalendarHost): (req: RestRequest) => Promise<Addressed> {
+  const cache = new WeakMap<RestRequest, Promise<Addressed>>();
   return (req) => {
     let found = cache.get(req);
     if (!found) {
       found = (async () => {
+        // Read before the post is loaded: a record built from it is kept only if nothing committed since (lib/cache/records.ts).
+        const token = host.rest.records?.durable === true && keepsRecords(req) ? await host.rest.records.token() : null;
         if (by === "id") {
           const id = Number(req.params.id);
-          return Number.isSafeInteger(id) && id > 0 ? engine.posts.get(id, addressedEventRelations(req), [EVENT]) : undefined;
+          return { post: Number.isSafeInteger(id) && id > 0 ? await engine.posts.get(id, addressedEventRelations(req), [EVENT]) : undefined, token };
         }
         const slug = req.params.slug;
-        return typeof slug === "string" ? eventBySlugForRequest(engine, req, slug, await requestLanguage(req, engine)) : undefined;
+        return { post: typeof slug === "string" ? await eventBySlugForRequest(engine, req, slug, await requestLanguage(req, engine)) : undefined, token };
       })();
       cache.set(req, found);
     }
     return found;
   };
+}
+
+/** The event an item request addresses, and the kept-records token read before it was loaded (null: its record is not kept). */
+interface Addressed {
+  post: LoadedPost | undefined;
+  token: string | null;
 }
 
 /**
@@ -155,11 +181,11 @@ function addressedPost(engine: EngineApi, by: By): (req: RestRequest) => Promise
  * editors: any). When the addressed post is missing or not an event the
  * general capability decides, so the handler can answer 404/400.
  */
-function itemPermission(engine: EngineApi, lookup: (req: RestRequest) => Promise<LoadedPost | undefined>, action: "edit" | "delete"): PermissionCheck {
+function itemPermission(engine: EngineApi, lookup: (req: RestRequest) => Promise<Addressed>, action: "edit" | "delete"): PermissionCheck {
   return async (req) => {
     const user = req.user;
     if (!user) return false;
-    const post = await lookup(req);
+    const { post } = await lookup(req);
     const caps = eventCaps(engine);
     if (post && post.type === EVENT) return user.can(action === "edit" ? "edit_post" : "delete_post", post);
     return user.can(action === "edit" ? caps.edit_posts : caps.delete_posts);
@@ -180,6 +206,16 @@ export function registerEventRoutes(host: CalendarHost): void {
   const listArgs: ArgsMap = Object.fromEntries(listParams.map((p) => [p.name, p.arg]));
   const fieldArgs = updateFieldArgs(engine, host.fetch);
 
+  /** The paging of a list page (links keep an explicit language and the JSON-LD opt-in). */
+  const pagingOf = (req: RestRequest, result: { total: number; page: number; perPage: number; query: Record<string, QueryValue> }, collection: string, jsonLd: boolean): Pagination => {
+    const query: Record<string, QueryValue> = { ...result.query };
+    // languages.md §2.4: the links keep an explicit language.
+    if (req.isSent("i18n_language")) query.i18n_language = String(req.params.i18n_language);
+    // The paging links keep the JSON-LD opt-in.
+    if (jsonLd) query.json_ld = 1;
+    return paginate(req, { total: result.total, page: result.page, perPage: result.perPage, collectionUrl: `/${NAMESPACE}/${collection}`, query });
+  };
+
   /**
    * One page of the list, as records, with its paging links and headers: what both representations show.
    * `json`: the JSON list, whose records may carry JSON-LD (`json_ld=1`) and are built for its `_fields`.
@@ -189,13 +225,39 @@ export function registerEventRoutes(host: CalendarHost): void {
     const fieldsAt = json === undefined ? undefined : "events";
     const relations = eventRelations(recordWants(req, fieldsAt), json?.jsonLd === true);
     const result = await listEvents(engine, listInput(req, listNames), req.user, { language, lookups: lookupsOf(req), relations });
-    const query: Record<string, QueryValue> = { ...result.query };
-    // languages.md §2.4: the links keep an explicit language.
-    if (req.isSent("i18n_language")) query.i18n_language = String(req.params.i18n_language);
-    // The paging links keep the JSON-LD opt-in.
-    if (json?.jsonLd === true) query.json_ld = 1;
-    const paging = paginate(req, { total: result.total, page: result.page, perPage: result.perPage, collectionUrl: `/${NAMESPACE}/${collection}`, query });
+    const paging = pagingOf(req, result, collection, json?.jsonLd === true);
     return { records: await toRecords(engine, req, result.posts, false, { fieldsAt, jsonLd: json?.jsonLd === true }), paging };
+  };
+
+  /**
+   * The JSON list page from kept records (lib/cache/records.ts): the page's
+   * ids and total, the kept texts of its events, and only the events
+   * without one loaded and built (then kept). Undefined where the records
+   * are not every reader's (see keepsRecords) or none are kept; also when
+   * an event of the page went between the two reads (the page is then
+   * built as usual, from one read).
+   */
+  const keptListPage = async (req: RestRequest): Promise<{ records: RawJson[]; paging: Pagination } | undefined> => {
+    const kept = host.rest.records;
+    if (kept === undefined || !keepsRecords(req) || req.params.json_ld === true) return undefined;
+    const language = await requestLanguage(req, engine);
+    const relations = eventRelations(recordWants(req, "events"), false);
+    const result = await listEventIds(engine, listInput(req, listNames), req.user, { language, lookups: lookupsOf(req), relations });
+    const keys = result.ids.map((id) => recordKey(req, id, language));
+    const texts = await kept.get(keys);
+    const missing = result.ids.filter((_, i) => !texts.has(keys[i]));
+    if (missing.length > 0) {
+      // Read before the posts are loaded: what is built from them is kept only if nothing committed since.
+      const token = await kept.token();
+      const loaded = await engine.posts.getMany(missing, relations, [EVENT]);
+      const posts = missing.map((id) => loaded.get(id)).filter((p): p is LoadedPost => p !== undefined && p.type === EVENT);
+      if (posts.length < missing.length) return undefined;
+      const ctx = await recordContext(engine, req, posts, { single: false, fieldsAt: "events" });
+      const built: KeptRecord[] = posts.map((p) => ({ key: recordKey(req, p.id, language), text: encodeJson(eventRecord(p, ctx)), tags: recordTags(p, ctx.related, language) }));
+      for (const r of built) texts.set(r.key, r.text);
+      if (token !== null) await kept.keep(token, built);
+    }
+    return { records: keys.map((key) => new RawJson(texts.get(key) ?? "null")), paging: pagingOf(req, result, "events/", false) };
   };
 
   /** The page as an iCalendar feed (lib/calendar/ical/feed.ts), with the JSON list's paging headers. */
@@ -219,8 +281,8 @@ export function registerEventRoutes(host: CalendarHost): void {
     async handler(req) {
       // Content negotiation: a client that asks for iCalendar (and not for JSON first) gets the feed.
       if (wantsICalendar(req.header("accept"))) return icalPage(req, "events/", { Vary: "Accept" });
-      const { records, paging } = await listPage(req, "events/", { jsonLd: req.params.json_ld === true });
-      const body: JsonObject = { events: records, rest_url: paging.rest_url };
+      const { records, paging } = (await keptListPage(req)) ?? (await listPage(req, "events/", { jsonLd: req.params.json_ld === true }));
+      const body: Record<string, Json | (JsonObject | RawJson)[]> = { events: records, rest_url: paging.rest_url };
       if (paging.next_rest_url !== undefined) body.next_rest_url = paging.next_rest_url;
       if (paging.previous_rest_url !== undefined) body.previous_rest_url = paging.previous_rest_url;
       body.total = paging.total;
@@ -265,10 +327,10 @@ export function registerEventRoutes(host: CalendarHost): void {
   rest.registerRoute(NAMESPACE, "/events\\.ics", [feed]);
 
   for (const by of ["id", "slug"] as const) {
-    const lookup = addressedPost(engine, by);
+    const lookup = addressedPost(engine, by, host);
     const address: ArgsMap = by === "id" ? { id: idArg, password: passwordArg } : { slug: slugLookupArg(engine, true) };
     /** The event ID the request addresses (the slug arg has already checked that an event has the slug). */
-    const targetId = async (req: RestRequest): Promise<number> => (by === "id" ? Number(req.params.id) : ((await lookup(req))?.id ?? 0));
+    const targetId = async (req: RestRequest): Promise<number> => (by === "id" ? Number(req.params.id) : ((await lookup(req)).post?.id ?? 0));
 
     const read: RestEndpoint = {
       methods: READABLE,
@@ -280,14 +342,21 @@ export function registerEventRoutes(host: CalendarHost): void {
       responses: READ_RESPONSES,
       async handler(req) {
         // The addressed event is looked up once per request (the slug check and the `Allow` permission checks share it).
-        const found = await lookup(req);
+        const { post: found, token } = await lookup(req);
         // Which post a slug finds changes when a post with that slug appears, goes or changes status or language (its bucket's tag).
         if (by === "slug" && typeof req.params.slug === "string") req.dependsOn(slugTag(sanitizeTitle(req.params.slug)));
         // The post decides a refusal too (status, password): named before anything can refuse.
         if (found) nameLoadedPost(req, found);
         if (by === "slug" && !found) throw invalidParam("slug", "No event has this slug.");
         const post = readableEvent(engine, found, by === "id" ? Number(req.params.id) : (found?.id ?? 0), req.user, readAccess(req));
-        const [record] = await toRecords(engine, req, [post], true, { fieldsAt: "" });
+        const ctx = await recordContext(engine, req, [post], { single: true, fieldsAt: "" });
+        const record = eventRecord(post, ctx);
+        if (token !== null && host.rest.records !== undefined) {
+          // The same record as lists show it (they have no `json_ld`): kept for them.
+          const { json_ld: _jsonLd, ...listed } = record;
+          const language = await requestLanguage(req, engine);
+          await host.rest.records.keep(token, [{ key: recordKey(req, post.id, language), text: encodeJson(listed), tags: recordTags(post, ctx.related, language) }]);
+        }
         return record;
       },
     };

@@ -1,0 +1,155 @@
+/**
+ * Kept records: the JSON text of one record (an event as a list shows it),
+ * built once per revision of what it shows and reused by every answer that
+ * shows it: list pages, whatever their filters, and the single read that
+ * built it first. A list answer is then its ids, its total and the kept
+ * texts put side by side; only records not kept (or no longer good) are
+ * loaded and built.
+ *
+ * The invariant is the stored answers' (answer-store.ts): a text is reused
+ * only while every cache tag it named has the version it had when it was
+ * kept, and a text built while anything committed is not kept. Where the
+ * site has a stored-answer file the texts live there (they survive
+ * restarts, are shared by processes and cost no heap); otherwise in memory,
+ * bounded by bytes.
+ *
+ * Only records that are the same for every reader may be kept: callers
+ * keep and ask for anonymous records only, under keys that name everything
+ * else a record depends on (its language, the URLs it is written with).
+ */
+export interface KeptRecord {
+  readonly key: string;
+  /** The record's JSON text (as `encodeJson` writes it). */
+  readonly text: string;
+  /** The cache tags of everything the record shows (lib/db/cache-tags.ts). */
+  readonly tags: Iterable<number>;
+}
+
+export interface RecordCache {
+  /**
+   * Kept beyond this process's memory (a stored-answer file: it holds every
+   * record, survives restarts and is shared): worth keeping each record a
+   * single read builds too. In memory only those lists build are kept.
+   */
+  readonly durable: boolean;
+  /**
+   * The revision token now, or null when none can be had (nothing is kept).
+   * Read before the records that will be kept are loaded.
+   */
+  token(): Promise<string | null>;
+  /** The kept texts still good now, by key (keys without one are absent). */
+  get(keys: readonly string[]): Promise<Map<string, string>>;
+  /** Keeps texts built after `token` was read; nothing when anything committed since. */
+  keep(token: string, records: readonly KeptRecord[]): Promise<void>;
+}
+
+export interface MemoryRecordsOptions {
+  /** Bound on the texts kept, in bytes (UTF-16 code units count one byte: the texts are mostly ASCII). */
+  readonly maxBytes?: number;
+  revision(): Promise<string | null>;
+  versions(tags: readonly number[]): Promise<Map<number, number>>;
+  /** Tags every record depends on (the site's options and users). */
+  readonly always: readonly number[];
+}
+
+/** 16 MiB: a few thousand event records, the pages most readers ask for. */
+export const DEFAULT_MEMORY_RECORD_BYTES = 16 * 1024 * 1024;
+
+interface MemoryEntry {
+  text: string;
+  /** Sorted tags and the versions they had when the text was kept. */
+  tags: number[];
+  versions: number[];
+  /** The revision the text was last proved under: while it is current, no proof is needed. */
+  token: string;
+}
+
+/** The tags of `records` with `always`, each once, sorted. */
+export function unionTags(always: readonly number[], records: readonly KeptRecord[]): number[] {
+  const all = new Set(always);
+  for (const r of records) for (const tag of r.tags) all.add(tag);
+  return [...all].sort((a, b) => a - b);
+}
+
+/** Kept records in this process's memory (sites without a stored-answer file). */
+export class MemoryRecords implements RecordCache {
+  readonly durable = false;
+  private readonly entries = new Map<string, MemoryEntry>();
+  private held = 0;
+  private readonly maxBytes: number;
+  private readonly counters = { hits: 0, proved: 0, kept: 0, skipped: 0 };
+
+  constructor(private readonly options: MemoryRecordsOptions) {
+    this.maxBytes = options.maxBytes ?? DEFAULT_MEMORY_RECORD_BYTES;
+  }
+
+  token(): Promise<string | null> {
+    return this.options.revision();
+  }
+
+  stats(): { hits: number; proved: number; kept: number; skipped: number; entries: number; bytes: number } {
+    return { ...this.counters, entries: this.entries.size, bytes: this.held };
+  }
+
+  async get(keys: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    if (this.entries.size === 0) return out;
+    const token = await this.options.revision();
+    if (token === null) return out;
+    const unproved: [string, MemoryEntry][] = [];
+    for (const key of keys) {
+      const entry = this.entries.get(key);
+      if (entry === undefined) continue;
+      if (entry.token === token) {
+        out.set(key, entry.text);
+        this.counters.hits++;
+      } else unproved.push([key, entry]);
+    }
+    if (unproved.length > 0) {
+      const tags = new Set<number>();
+      for (const [, e] of unproved) for (const t of e.tags) tags.add(t);
+      const current = await this.options.versions([...tags]);
+      for (const [key, e] of unproved) {
+        // Dropped or replaced while the versions were read: left for the next request.
+        if (this.entries.get(key) !== e) continue;
+        if (e.tags.every((t, i) => (current.get(t) ?? 0) === e.versions[i])) {
+          e.token = token;
+          out.set(key, e.text);
+          this.counters.proved++;
+        } else this.drop(key);
+      }
+    }
+    return out;
+  }
+
+  async keep(token: string, records: readonly KeptRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const all = unionTags(this.options.always, records);
+    const versions = await this.options.versions(all);
+    if ((await this.options.revision()) !== token) {
+      this.counters.skipped += records.length;
+      return;
+    }
+    for (const r of records) {
+      const tags = unionTags(this.options.always, [r]);
+      this.drop(r.key);
+      if (r.text.length > this.maxBytes) continue;
+      this.entries.set(r.key, { text: r.text, tags, versions: tags.map((t) => versions.get(t) ?? 0), token });
+      this.held += r.text.length;
+      this.counters.kept++;
+    }
+    // Oldest kept first out (a Map iterates in insertion order).
+    while (this.held > this.maxBytes) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.drop(oldest);
+    }
+  }
+
+  private drop(key: string): void {
+    const old = this.entries.get(key);
+    if (old === undefined) return;
+    this.entries.delete(key);
+    this.held -= old.text.length;
+  }
+}

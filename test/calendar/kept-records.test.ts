@@ -1,0 +1,205 @@
+/**
+ * Kept records (lib/cache/records.ts): list pages put kept event records
+ * side by side instead of building them. Checked against a second site on
+ * the same database that keeps none: the answers must be byte for byte the
+ * same, before and after every kind of write that changes what a record
+ * shows, and the records must actually be reused.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { expect } from "chai";
+import { MemoryRecords, type RecordCache } from "../../lib/cache/records";
+import { encodeJson, RawJson } from "../../lib/routes/json";
+import { forEachDatabase, type TestDatabase } from "../support/databases";
+import { startTestSite, type TestSite } from "../support/site";
+import { dayAt, makeEvent } from "./events-support";
+
+const SITE_URL = "https://calendar.example";
+
+describe("RawJson in encodeJson", () => {
+  it("pastes kept texts as they are, nested and escaped once", () => {
+    const kept = encodeJson({ a: "</script>", b: [1, 2] });
+    const text = encodeJson({ list: [new RawJson(kept), new RawJson("7")], tail: "</x>" });
+    expect(text).to.equal(`{"list":[${kept},7],"tail":"<\\/x>"}`);
+    expect(JSON.parse(text)).to.deep.equal({ list: [{ a: "</script>", b: [1, 2] }, 7], tail: "</x>" });
+    // Stringified by anything else, a RawJson is its value.
+    expect(JSON.stringify({ r: new RawJson('{"x":1}') })).to.equal('{"r":{"x":1}}');
+    // A text that merely looks like a placeholder is left alone.
+    expect(encodeJson({ s: "\u0000paste:0", r: new RawJson("1") })).to.equal('{"s":"\\u0000paste:0","r":1}');
+  });
+});
+
+describe("MemoryRecords", () => {
+  it("keeps nothing built while anything committed, drops what a write changed, and stays within its bound", async () => {
+    let revision = 1;
+    const versions = new Map<number, number>();
+    const records = new MemoryRecords({
+      maxBytes: 100,
+      revision: async () => String(revision),
+      versions: async (tags) => new Map(tags.map((t) => [t, versions.get(t) ?? 0])),
+      always: [2],
+    });
+    const token = await records.token();
+    if (token === null) throw new Error("no token");
+    revision++;
+    await records.keep(token, [{ key: "a", text: '"a"', tags: [5] }]);
+    expect((await records.get(["a"])).size, "built across a commit").to.equal(0);
+    const now = String(revision);
+    await records.keep(now, [{ key: "a", text: '"a"', tags: [5] }, { key: "b", text: '"b"', tags: [6] }]);
+    expect([...(await records.get(["a", "b", "c"])).keys()]).to.deep.equal(["a", "b"]);
+    // A commit that leaves tag 5 alone: "a" is proved again and reused; one that bumps 6 drops "b".
+    revision++;
+    versions.set(6, 1);
+    expect([...(await records.get(["a", "b"])).keys()]).to.deep.equal(["a"]);
+    expect(records.stats().proved).to.equal(1);
+    // The site's own tag (always) voids every record.
+    revision++;
+    versions.set(2, 1);
+    expect((await records.get(["a"])).size).to.equal(0);
+    // Past the bound the oldest go.
+    const t2 = String(revision);
+    await records.keep(t2, [{ key: "x", text: `"${"x".repeat(60)}"`, tags: [] }, { key: "y", text: `"${"y".repeat(60)}"`, tags: [] }]);
+    expect([...(await records.get(["x", "y"])).keys()]).to.deep.equal(["y"]);
+    expect(records.stats().bytes).to.be.at.most(100);
+  });
+});
+
+forEachDatabase("calendar: kept records", (db) => {
+  let database: TestDatabase | undefined;
+  let kept: TestSite | undefined;
+  let plain: TestSite | undefined;
+  let stored: TestSite | undefined;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "calpress-kept-"));
+  const site = (): TestSite => {
+    if (!kept) throw new Error("not started");
+    return kept;
+  };
+
+  before(async function () {
+    this.timeout(60_000);
+    database = await db.create();
+    // Three sites on one database, with one site URL so that their answers can be compared byte for byte.
+    kept = await startTestSite({ fixture: "minimal", timezone: "UTC", target: database.target, siteUrl: SITE_URL, responseCache: false });
+    plain = await startTestSite({ timezone: "UTC", target: database.target, siteUrl: SITE_URL, responseCache: false, records: false });
+    stored = await startTestSite({ timezone: "UTC", target: database.target, siteUrl: SITE_URL, responseCache: false, answerStore: { file: path.join(dir, "answers.sqlite") } });
+  });
+  after(async function () {
+    this.timeout(60_000);
+    await kept?.close();
+    await plain?.close();
+    await stored?.close();
+    await database?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const records = (t: TestSite): RecordCache & { stats(): { hits: number; proved: number; kept: number } } => {
+    const r = t.site.rest.records as (RecordCache & { stats?: () => { hits: number; proved: number; kept: number } }) | undefined;
+    if (r === undefined || r.stats === undefined) throw new Error("no kept records");
+    return r as RecordCache & { stats(): { hits: number; proved: number; kept: number } };
+  };
+  const reused = (t: TestSite): number => records(t).stats().hits + records(t).stats().proved;
+
+  /** The answer text of `query` on a site. */
+  const text = async (t: TestSite, query: string): Promise<string> => {
+    const res = await fetch(`${t.ns}/events${query}`);
+    expect(res.status, query).to.equal(200);
+    return res.text();
+  };
+
+  const QUERIES = ["", "?per_page=2", "?per_page=2&page=2", "?categories=music", "?search=gala", `?start_date=${dayAt(0, "00:00:00").slice(0, 10)}&end_date=${dayAt(60, "00:00:00").slice(0, 10)}&per_page=50`];
+
+  /** Every query answers the same on the three sites; the kept ones reuse records the second time. */
+  const sameEverywhere = async (): Promise<void> => {
+    if (!kept || !plain || !stored) throw new Error("not started");
+    for (const q of QUERIES) {
+      const expected = await text(plain, q);
+      expect(await text(kept, q), `kept, first ${q}`).to.equal(expected);
+      expect(await text(kept, q), `kept, again ${q}`).to.equal(expected);
+      expect(await text(stored, q), `stored, ${q}`).to.equal(expected);
+    }
+  };
+
+  it("is off on MariaDB/MySQL (no triggers keep the tags)", function () {
+    if (db.name !== "mysql") this.skip();
+    expect(site().site.rest.records).to.equal(undefined);
+  });
+
+  describe("where tags are kept", function () {
+    before(function () {
+      if (db.name === "mysql") this.skip();
+    });
+
+    let gala: { id: number; venue: { id: number }; organizer: Array<{ id: number }> };
+    before(async () => {
+      const t = site();
+      const venue = (await t.get("/venues")).body.venues[0].id;
+      const organizer = (await t.get("/organizers")).body.organizers[0].id;
+      gala = await makeEvent(t, { title: "Kept Gala", status: "publish", venue, organizer: [organizer], categories: ["music"], tags: ["free"], start_date: dayAt(2, "19:00:00"), end_date: dayAt(2, "21:00:00") });
+    });
+
+    it("answers lists byte for byte as they are built, and reuses the records", async () => {
+      await sameEverywhere();
+      const before = reused(site());
+      expect(await text(site(), "")).to.equal(await text(plain as TestSite, ""));
+      expect(reused(site())).to.be.greaterThan(before);
+    });
+
+    it("shows every change of what a record shows at once: the event, its venue, organizer, category and tag, and the site's options", async () => {
+      const t = site();
+      const writes: Array<[string, () => Promise<unknown>]> = [
+        ["event title", () => t.post(`/events/${gala.id}`, { as: "editor", json: { title: "Kept Gala Renamed" } })],
+        ["venue name", () => t.post(`/venues/${gala.venue.id}`, { as: "editor", json: { venue: "Renamed Hall" } })],
+        ["organizer name", () => t.post(`/organizers/${gala.organizer[0].id}`, { as: "editor", json: { organizer: "Renamed Org" } })],
+        ["category count", () => makeEvent(t, { title: "Another Music Night", status: "publish", categories: ["music"] })],
+        ["tag name", async () => {
+          const tag = (await t.get("/tags", { query: { slug: "free" } })).body.tags[0];
+          return t.post(`/tags/${tag.id}`, { as: "editor", json: { name: "Gratis" } });
+        }],
+        [
+          "time zone option",
+          async () => {
+            await t.site.engine.options.set("timezone", "Europe/Rome");
+            // The other sites read options again at most once a second (their own cache, not what is tested here).
+            await new Promise((r) => setTimeout(r, 1100));
+          },
+        ],
+        ["event trashed", () => t.request("DELETE", `/events/${gala.id}`, { as: "editor" })],
+      ];
+      for (const [what, write] of writes) {
+        // Kept first, then changed: the next answer must show the change (and equal a built one).
+        await text(t, "");
+        const res = (await write()) as { status?: number } | undefined;
+        if (res && typeof res.status === "number") expect(res.status, what).to.be.below(300);
+        for (const q of QUERIES) expect(await text(t, q), `${what}: ${q}`).to.equal(await text(plain as TestSite, q));
+      }
+    });
+
+    it("reads of single events keep the records lists show (with a stored-answer file)", async () => {
+      const s = stored as TestSite;
+      const e = await makeEvent(site(), { title: "Kept Single", status: "publish", start_date: dayAt(1, "08:00:00"), end_date: dayAt(1, "09:00:00") });
+      const before = records(s).stats().kept;
+      const single = await fetch(`${s.ns}/events/${e.id}`);
+      expect(single.status).to.equal(200);
+      expect(records(s).stats().kept).to.equal(before + 1);
+      const hits = reused(s);
+      const list = JSON.parse(await text(s, "?per_page=50")) as { events: Array<{ id: number; json_ld?: unknown }> };
+      const mine = list.events.find((x) => x.id === e.id);
+      expect(mine).to.not.equal(undefined);
+      expect(mine).to.not.have.property("json_ld");
+      expect(reused(s)).to.be.greaterThan(hits);
+      expect(await text(s, "?per_page=50")).to.equal(await text(plain as TestSite, "?per_page=50"));
+    });
+
+    it("is not used for logged-in readers, passwords, _fields or _pretty", async () => {
+      const t = site();
+      await text(t, "");
+      const before = reused(t);
+      await t.get("/events", { as: "editor" });
+      await t.get("/events", { query: { _fields: "id,title" } });
+      await t.get("/events", { query: { password: "x" } });
+      await t.get("/events", { query: { _pretty: 1 } });
+      expect(reused(t)).to.equal(before);
+    });
+  });
+});
