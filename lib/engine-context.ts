@@ -40,5 +40,9 @@ export interface TermOperations {
   /** Recomputes the counts of these terms. */
   recountIn(termIds: number[]): Promise<void>;
   /** For each id: the id, plus its translations and/or descendants. */
-  expandTermIds(taxonomy: string, ids: number[], opts: { translations?: boolean; children?: boolean }): Promise<number[][]>;
+  expandTermIds(
+    taxonomy: string,
+    ids: number[],
+    opts: { translations?: boolean; children?: boolean; remember?: <T>(query: Knex.QueryBuilder, compute: () => Promise<T>, size: (value: T) => number) => Promise<T> },
+  ): Promise<number[][]>;
 }

@@ -114,7 +114,10 @@ export class ReadCache {
 
   constructor(
     private readonly revision: DataRevision,
-    private readonly maxEntries = 500,
+    // Entries are mostly totals and pages of ids (a few numbers each, under a
+    // key of the statement's text): thousands of distinct list URLs (months ×
+    // categories, venues, search words) keep theirs while nothing changes.
+    private readonly maxEntries = 4000,
     private readonly maxHeld = 5000,
   ) {}
 

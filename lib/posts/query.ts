@@ -27,6 +27,8 @@ interface BuiltQuery {
 
 /** Above this many matches a search page is read along the order index rather than from the search index's candidates. */
 const NARROW_ROWS_MAX = 500;
+/** How many rows of a page of ids weigh one row of posts in the read cache's bound. */
+const ID_ROWS_PER_ROW = 25;
 
 /** Whether a condition on a nullable column can only hold for a non-NULL value. */
 function rejectsNull(cond: FieldCondition): boolean {
@@ -117,14 +119,14 @@ export class PostQueries {
 
   /** The rows of one page (whole posts with their typed fields, or `p.id` alone) and the total. */
   private async page(query: PostQuery, idsOnly: boolean): Promise<{ rows: JoinedRow[]; joins: FieldJoin[]; total: number; remember: Remember }> {
-    const built = await this.buildQuery(query);
+    const remember = await this.rememberer();
+    const built = await this.buildQuery(query, remember);
     const { qb } = built;
     const page = Math.max(1, Math.trunc(query.page ?? 1));
     const perPage = query.perPage ?? (await this.e.options.postsPerPage());
     // Ordering may join the typed-field table, which the count needs too.
     const indexOrder = this.applyOrder(qb, query, built);
     const unlimited = perPage <= 0;
-    const remember = await this.rememberer();
     const countQuery = (): Knex.QueryBuilder => {
       const c = qb.clone().clearOrder();
       built.narrow?.(c);
@@ -158,7 +160,8 @@ export class PostQueries {
     }
     const joins = idsOnly ? [] : built.selectFields(rowsQb);
     if (!unlimited) rowsQb.limit(perPage).offset((page - 1) * perPage);
-    const rows = await remember(rowsQb, async (): Promise<JoinedRow[]> => rowsQb, (r) => r.length);
+    // A page of ids holds a few numbers per row, a page of posts whole rows: weighed accordingly against the read cache's bound.
+    const rows = await remember(rowsQb, async (): Promise<JoinedRow[]> => rowsQb, (r) => (idsOnly ? Math.ceil(r.length / ID_ROWS_PER_ROW) : r.length));
     if (total === undefined) {
       if (query.noTotal) total = -1;
       else if (unlimited) total = rows.length;
@@ -170,10 +173,11 @@ export class PostQueries {
   }
 
   async count(query: PostQuery): Promise<number> {
-    const built = await this.buildQuery(query);
+    const remember = await this.rememberer();
+    const built = await this.buildQuery(query, remember);
     built.narrow?.(built.qb);
     const c = built.qb.count({ n: "*" }).first();
-    return (await this.rememberer())(c, async () => countOf(await c), () => 1);
+    return remember(c, async () => countOf(await c), () => 1);
   }
 
   /**
@@ -190,7 +194,7 @@ export class PostQueries {
   }
 
   /** Every constraint of a PostQuery on `<prefix>posts as p` (and `<prefix>fields_<type> as f` when a typed field is used). */
-  private async buildQuery(query: PostQuery): Promise<BuiltQuery> {
+  private async buildQuery(query: PostQuery, remember: Remember): Promise<BuiltQuery> {
     const k = this.k;
     const typeNames = [...new Set(Array.isArray(query.type) ? query.type : [query.type])];
     const types = typeNames.map((t) => this.e.registry.postType(t));
@@ -241,7 +245,7 @@ export class PostQueries {
       // Only ever an extra condition next to the exact one, which alone decides what matches.
       if (match !== null) narrow = (b) => b.whereIn("p.id", k(this.e.tables.postsSearch).select("rowid").whereRaw("?? MATCH ?", [this.e.tables.postsSearch, match]));
     }
-    for (const cond of query.tax ?? []) await this.applyTax(qb, cond);
+    for (const cond of query.tax ?? []) await this.applyTax(qb, cond, remember);
     for (const cond of query.links ?? []) await this.applyLink(qb, cond);
 
     const selectFields = (rowsQb: Knex.QueryBuilder): FieldJoin[] => {
@@ -421,7 +425,7 @@ export class PostQueries {
   }
 
   /** Term ids of a condition, each given id expanded to its translations and (optionally) descendants. */
-  private async applyTax(qb: Knex.QueryBuilder, cond: NonNullable<PostQuery["tax"]>[number]): Promise<void> {
+  private async applyTax(qb: Knex.QueryBuilder, cond: NonNullable<PostQuery["tax"]>[number], remember: Remember): Promise<void> {
     const k = this.k;
     this.e.registry.taxonomy(cond.taxonomy);
     const operator = cond.operator ?? "IN";
@@ -429,6 +433,7 @@ export class PostQueries {
     const groups = await this.e.terms.expandTermIds(cond.taxonomy, given, {
       translations: cond.translations === true,
       children: cond.includeChildren === true,
+      remember,
     });
     // `p.id IN (posts with the terms)` rather than a correlated EXISTS: the
     // same rows, but the planner may start from the term's posts (a category

@@ -386,14 +386,18 @@ export class Terms implements TermsApi {
    * Ids that are not terms of the taxonomy give an empty group. One query per
    * hierarchy level, not per term.
    */
-  async expandTermIds(taxonomy: string, ids: number[], opts: { translations?: boolean; children?: boolean }): Promise<number[][]> {
+  async expandTermIds(
+    taxonomy: string,
+    ids: number[],
+    opts: { translations?: boolean; children?: boolean; remember?: <T>(query: Knex.QueryBuilder, compute: () => Promise<T>, size: (value: T) => number) => Promise<T> },
+  ): Promise<number[][]> {
     if (ids.length === 0) return [];
     // An id past the column range is no term: its group stays empty (db/ids.ts).
     const stored = storedIds(ids);
     if (stored.length === 0) return ids.map(() => []);
     const k = this.k;
     // The given terms and, for translations, every term of their groups: one statement.
-    const rows: Array<{ id: number; translation_group: number | null }> = await k(this.e.tables.terms)
+    const groupsQb = k(this.e.tables.terms)
       .where({ taxonomy })
       .where((b) => {
         b.whereIn("id", stored);
@@ -402,6 +406,10 @@ export class Terms implements TermsApi {
         }
       })
       .select("id", "translation_group");
+    type GroupRow = { id: number; translation_group: number | null };
+    // Through the caller's read cache when it has one (a post query: the rows are shared and read-only).
+    const read = async (): Promise<GroupRow[]> => (await groupsQb) as GroupRow[];
+    const rows = opts.remember ? await opts.remember(groupsQb, read, (r) => r.length) : await read();
     const given = new Set(ids);
     const known = new Map(
       rows.filter((r) => given.has(Number(r.id))).map((r) => [Number(r.id), r.translation_group === null ? null : Number(r.translation_group)]),

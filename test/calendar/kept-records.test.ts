@@ -145,6 +145,28 @@ forEachDatabase("calendar: kept records", (db) => {
       expect(reused(site())).to.be.greaterThan(before);
     });
 
+    it("a page whose records are kept is its ids, its total and the kept texts: no statement loads posts, terms or links", async () => {
+      const t = site();
+      // Another page of the same filter than one already read: ids and total are read, the records are not.
+      await text(t, "?per_page=1&page=1");
+      await text(t, "?per_page=1&page=2");
+      // A write that changes nothing the page shows (a draft of its own): ids and total are read again, records proved.
+      await makeEvent(t, { title: "Unrelated Draft", status: "draft" });
+      await text(t, "?per_page=1&page=2");
+      const seen: string[] = [];
+      const onQuery = (q: { sql: string }): void => {
+        if (!/\boptions\b/.test(q.sql)) seen.push(q.sql);
+      };
+      t.site.engine.knex.on("query", onQuery);
+      try {
+        expect(await text(t, "?per_page=1&page=1")).to.equal(await text(plain as TestSite, "?per_page=1&page=1"));
+      } finally {
+        t.site.engine.knex.removeListener("query", onQuery);
+      }
+      const loads = seen.filter((sql) => /select .p.\.\*|term_relationships|post_links/.test(sql) && !/^select .p.\..id. from/.test(sql));
+      expect(loads, seen.join("\n")).to.deep.equal([]);
+    });
+
     it("shows every change of what a record shows at once: the event, its venue, organizer, category and tag, and the site's options", async () => {
       const t = site();
       const writes: Array<[string, () => Promise<unknown>]> = [
