@@ -117,7 +117,7 @@ export class ReadCache {
     // Entries are mostly totals and pages of ids (a few numbers each, under a
     // key of the statement's text): thousands of distinct list URLs (months ×
     // categories, venues, search words) keep theirs while nothing changes.
-    private readonly maxEntries = 2000,
+    private readonly maxEntries = 1000,
     private readonly maxHeld = 5000,
   ) {}
 
