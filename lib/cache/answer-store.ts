@@ -240,6 +240,7 @@ export class AnswerStore {
     private readonly dictionaryInsert: SqliteStatement = db.prepare("INSERT OR IGNORE INTO dictionary(id, bytes) VALUES (1, ?)"),
     private readonly pageCount: SqliteStatement = db.prepare("SELECT (SELECT page_count FROM pragma_page_count()) - (SELECT freelist_count FROM pragma_freelist_count()) AS pages"),
     private readonly rowCount: SqliteStatement = db.prepare("SELECT count(*) AS n FROM stored_answers"),
+    private readonly recordCount: SqliteStatement = db.prepare("SELECT count(*) AS n FROM stored_answers WHERE substr(key, 1, ?) = ?"),
     private readonly evictOldest: SqliteStatement = db.prepare("DELETE FROM stored_answers WHERE id IN (SELECT id FROM stored_answers ORDER BY stored_at LIMIT ?)"),
     private readonly selectMany: SqliteStatement = db.prepare(
       options.attach !== undefined
@@ -321,7 +322,7 @@ export class AnswerStore {
   /** Stored answers, kept records and the bytes of the file's pages in use (tests, diagnostics). */
   size(): { answers: number; records: number; bytes: number } {
     const rows = (this.rowCount.get() as { n: number }).n;
-    const records = (this.db.prepare("SELECT count(*) AS n FROM stored_answers WHERE substr(key, 1, ?) = ?").get(RECORD_KEY.length, RECORD_KEY) as { n: number }).n;
+    const records = (this.recordCount.get(RECORD_KEY.length, RECORD_KEY) as { n: number }).n;
     return { answers: rows - records, records, bytes: this.usedBytes() };
   }
 
