@@ -4,6 +4,7 @@ import type { Tables } from "./db/tables";
 import type { Dialect } from "./db/dialects";
 import type { Change } from "./hooks/types";
 import type { Options } from "./options/options";
+import type { PublishedIndex } from "./posts/published-index";
 import type { Registry } from "./posts/registry";
 
 /**
@@ -24,6 +25,8 @@ export interface EngineContext {
   readonly terms: TermOperations;
   /** The cache of list totals and shared posts; null inside a transaction or where the database has none. */
   readonly readCache: ReadCache | null;
+  /** The in-memory index of the type's published posts (lib/posts/published-index.ts); null where there is none. */
+  publishedIndex(type: string): PublishedIndex | null;
   now(): Date;
   /** Reports a change: kept with the transaction until it commits (then to the hooks). */
   recordChange(change: Change): void;

@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import { openDb, optimizeStorage } from "./db/connect";
 import { dialectFor, type Dialect } from "./db/dialects";
+import { PublishedIndex } from "./posts/published-index";
 import { coreTables, migrateCacheTags, migrateCore, migrateFieldTableTags } from "./db/migrations";
 import { checkOwnership } from "./db/ownership";
 import { tableNames, TableNameError, type Tables } from "./db/tables";
@@ -37,6 +38,12 @@ export interface EngineOptions {
   tablePrefix?: string;
   /** PostgreSQL only: the schema calpress's tables live in (created when missing); default the connection's current schema. */
   schema?: string;
+  /**
+   * Whether post types that ask for it (`PostTypeConfig.publishedIndex`)
+   * answer anonymous lists from memory (lib/posts/published-index.ts);
+   * default true. Off, every list is a statement (the tests compare both).
+   */
+  publishedIndex?: boolean;
 }
 
 /** What an engine and its transaction-bound views share. */
@@ -57,6 +64,8 @@ interface Shared {
   secret: string | undefined;
   /** A migration found no core table and created them all. */
   createdSchema: boolean;
+  /** Published-post indexes by post type (null: off); made on first use. */
+  publishedIndexes: Map<string, PublishedIndex> | null;
 }
 
 /** Attempts of an internal write transaction that hit a deadlock / busy database. */
@@ -107,6 +116,7 @@ export class Engine implements EngineApi {
           hooks: new HookBus(),
           secret: options.secret,
           createdSchema: false,
+          publishedIndexes: options.publishedIndex === false ? null : new Map(),
         };
     this.knex = knex;
     this.dialect = this.shared.dialect;
@@ -202,6 +212,26 @@ export class Engine implements EngineApi {
    */
   get readCache(): ReadCache | null {
     return this.inTransaction || !this.shared.readCache.enabled ? null : this.shared.readCache;
+  }
+
+  /**
+   * @internal The in-memory index of a post type's published posts, where
+   * the type asks for one and it can be kept exact: outside transactions,
+   * with a read cache (its revision token says when to look for changes)
+   * and tag changes (which posts to read again).
+   */
+  publishedIndex(type: string): PublishedIndex | null {
+    const indexes = this.shared.publishedIndexes;
+    if (indexes === null || this.readCache === null) return null;
+    let index = indexes.get(type);
+    if (index === undefined) {
+      const registered = this.registry.postType(type);
+      const changes = this.dialect.tagChanges(this.shared.root, this.tables);
+      if (registered.config.publishedIndex !== true || changes === null) return null;
+      index = new PublishedIndex(this.shared.root, this.tables, registered, changes);
+      indexes.set(type, index);
+    }
+    return index;
   }
 
   /** @internal Whether search can narrow its candidates by joining the search index table (db/search-index.ts). */

@@ -157,6 +157,12 @@ export interface SiteOptions {
    */
   records?: { maxBytes?: number } | false;
   /**
+   * Post types that ask for it (events) answer anonymous lists from an
+   * in-memory index of their published posts (lib/posts/published-index.ts),
+   * kept exact by the cache tags. `false` turns it off. SQLite and PostgreSQL.
+   */
+  publishedIndex?: boolean;
+  /**
    * The outgoing webhooks' deliverer (lib/hooks/deliverer.ts). Webhooks are
    * sent once the site option `webhook_url` is set (signed with the option
    * `webhook_secret`): every change then also writes an outbox row in its own
@@ -218,7 +224,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
   const provision = options.provisionUsers || undefined;
   if (provision !== undefined && !(ROLE_NAMES as readonly string[]).includes(provision.role)) throw new Error(`provisionUsers: unknown role ${String(provision.role)}`);
   const clientKey = clientAddressOf(options.trustProxy);
-  const { engine, close } = await createEngine(options.db, { secret, tablePrefix: options.tablePrefix, schema: options.schema });
+  const { engine, close } = await createEngine(options.db, { secret, tablePrefix: options.tablePrefix, schema: options.schema, publishedIndex: options.publishedIndex });
   try {
     const hostUsers = new HostUsers(engine, provision, options.logger);
     const authenticator = (req: ExpressRequest): Promise<CurrentUser | null | RestError> => authenticate(engine, hostUsers, options, clientKey, req);

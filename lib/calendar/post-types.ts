@@ -27,6 +27,8 @@ export const postTypes: Record<string, PostTypeConfig> = {
     hierarchical: false,
     capabilityType: ["event", "events"],
     emptySlugWhileDraft: true,
+    // Anonymous event lists (every month, category, venue and page) are answered from memory.
+    publishedIndex: true,
     fields: {
       // Event-local wall clock: the reference compares list bounds against
       // these (calendar-api.md §4.1), so they are indexed columns.

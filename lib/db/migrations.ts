@@ -209,10 +209,23 @@ export async function migrateCore(knex: Knex, tables: Tables): Promise<boolean> 
 
 /** The cache-tags table (lib/db/cache-tags.ts), its epoch and the dialect's triggers on the core tables. */
 export async function migrateCacheTags(knex: Knex, tables: Tables): Promise<void> {
-  await createTableIfMissing(knex, tables, tables.unqualified(tables.cacheTags), (t) => {
+  const table = tables.unqualified(tables.cacheTags);
+  await createTableIfMissing(knex, tables, table, (t) => {
     t.bigInteger("tag").primary();
     t.bigInteger("version").notNullable();
+    t.bigInteger("stamp").nullable();
   });
+  // `stamp` (cache-tags.ts, tag changes) came after the table: added to one made before it.
+  if (!(await schemaOf(knex, tables).hasColumn(table, "stamp"))) {
+    try {
+      await schemaOf(knex, tables).alterTable(table, (t) => {
+        t.bigInteger("stamp").nullable();
+      });
+    } catch (err) {
+      if (!(await schemaOf(knex, tables).hasColumn(table, "stamp"))) throw err;
+    }
+  }
+  await createIndexIfMissing(knex, tables, tables.cacheTags, tables.name("cache_tags_stamp"), ["stamp"]);
   await knex(tables.cacheTags)
     .insert({ tag: EPOCH_TAG, version: randomInt(1, 2 ** 47) })
     .onConflict("tag")

@@ -9,6 +9,7 @@ import type { RegisteredPostType } from "./registry";
 import { parseSearch } from "./search";
 import { countOf, likeContains, orderByList, orderByText } from "./sql";
 import { FieldCondition, FieldDef, FieldValue, PostPage, PostQuery, POST_STATUSES } from "./types";
+import { isNotComparable } from "./published-index";
 import { applyVisibility } from "./visibility";
 
 /** Resolves a typed field of the queried type to its joined column (null when the name is no typed field). */
@@ -107,14 +108,63 @@ export class PostQueries {
   }
 
   async find(query: PostQuery): Promise<PostPage> {
+    const indexed = await this.fromIndex(query);
+    if (indexed !== null) {
+      const types = Array.isArray(query.type) ? query.type : [query.type];
+      const loaded = await this.loader.getMany(indexed.ids, query.with, types);
+      // A post deleted since the index was read is left out, as a page read before its delete would not show it either.
+      return { posts: indexed.ids.map((id) => loaded.get(id)).filter((p): p is NonNullable<typeof p> => p !== undefined), total: indexed.total };
+    }
     const { rows, joins, total, remember } = await this.page(query, false);
     return { posts: await this.loader.hydrate(rows, query.with, joins, remember), total };
   }
 
   /** `find` without loading the posts: the page's ids in order, and the total (`with` is not read). */
   async findIds(query: PostQuery): Promise<{ ids: number[]; total: number }> {
+    const indexed = await this.fromIndex(query);
+    if (indexed !== null) return indexed;
     const { rows, total } = await this.page(query, true);
     return { ids: rows.map((r) => Number(r.id)), total };
+  }
+
+  /**
+   * The page and total from the type's published index (published-index.ts),
+   * when it has one that answers this query; null: ask the database. The
+   * index is brought up to the revision read here, before anything else.
+   */
+  private async fromIndex(query: PostQuery): Promise<{ ids: number[]; total: number } | null> {
+    const type = Array.isArray(query.type) ? (query.type.length === 1 ? query.type[0] : null) : query.type;
+    const cache = this.e.readCache;
+    const index = type === null || cache === null ? null : this.e.publishedIndex(type);
+    if (index === null || cache === null || !index.answers(query)) return null;
+    const token = await cache.token();
+    try {
+      await index.syncedFor(token);
+    } catch {
+      // The index starts over on its next use; this read asks the database.
+      return null;
+    }
+    const remember: Remember = (q, compute, size) => cache.get(token, q, compute, size);
+    const tax: number[][][] = [];
+    for (const cond of query.tax ?? []) {
+      this.e.registry.taxonomy(cond.taxonomy);
+      const operator = cond.operator ?? "IN";
+      if (operator !== "IN" && operator !== "AND" && operator !== "NOT IN") throw new EngineError("invalid_input", `unknown tax operator: ${String(operator)}`);
+      tax.push(await this.e.terms.expandTermIds(cond.taxonomy, uniqueInts(cond.terms, "tax terms"), { translations: cond.translations === true, children: cond.includeChildren === true, remember }));
+    }
+    const links: number[][] = [];
+    for (const cond of query.links ?? []) {
+      const to = cond.to === undefined ? [] : uniqueInts(cond.to, "link to");
+      links.push(cond.translations ? await this.translationsOf(to) : storedIds(to));
+    }
+    const perPage = query.perPage ?? (await this.e.options.postsPerPage());
+    if (query.status) for (const s of query.status) if (!POST_STATUSES.includes(s)) throw new EngineError("invalid_status", `unknown status: ${s}`);
+    try {
+      return index.page(query, perPage, { tax, links });
+    } catch (err) {
+      if (isNotComparable(err)) return null;
+      throw err;
+    }
   }
 
   /** The rows of one page (whole posts with their typed fields, or `p.id` alone) and the total. */
@@ -173,6 +223,8 @@ export class PostQueries {
   }
 
   async count(query: PostQuery): Promise<number> {
+    const indexed = await this.fromIndex({ ...query, perPage: 0, page: 1, noTotal: false });
+    if (indexed !== null) return indexed.total;
     const remember = await this.rememberer();
     const built = await this.buildQuery(query, remember);
     built.narrow?.(built.qb);

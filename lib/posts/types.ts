@@ -43,6 +43,12 @@ export interface PostTypeConfig {
   fields?: Record<string, FieldDef>;
   /** Fields searched (besides title, content, excerpt) by `search` in findPosts. */
   searchFields?: string[];
+  /**
+   * Keep the published posts in memory to answer anonymous lists without a
+   * statement (lib/posts/published-index.ts): for a type with many posts and
+   * lists read far more often than written. Costs a few hundred bytes per post.
+   */
+  publishedIndex?: boolean;
 }
 
 export interface Post {

@@ -70,6 +70,7 @@ export const mysql: Dialect = {
     return (r as unknown[][])[0].length > 0;
   },
   cacheTagTriggers: null,
+  tagChanges: () => null,
   searchIndex: null,
 
   revisionSource: () => null,

@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
-import { POST_OWNED, SITE_TABLES, SITE_TAG, SLUGS_TAG, slugBucketSql } from "../cache-tags";
+import { EPOCH_TAG, POST_OWNED, SITE_TABLES, SITE_TAG, SLUGS_TAG, slugBucketSql } from "../cache-tags";
 import { quoted, type Tables } from "../tables";
-import type { CacheTagTriggers, Dialect, RevisionSource, SearchIndex } from "./types";
+import type { CacheTagTriggers, Dialect, RevisionSource, SearchIndex, TagChanges } from "./types";
 
 // ------------------------------------------------------------------ cache tags (lib/db/cache-tags.ts)
 
@@ -11,7 +11,8 @@ import type { CacheTagTriggers, Dialect, RevisionSource, SearchIndex } from "./t
  * whoever writes, which need not include calpress's schema.
  */
 function bump(cacheTags: string): string {
-  return `INSERT INTO ${cacheTags} AS c (tag, version) VALUES (t, 1) ON CONFLICT (tag) DO UPDATE SET version = c.version + 1`;
+  // `stamp`: the writing transaction's id, which tagChanges compares with a snapshot.
+  return `INSERT INTO ${cacheTags} AS c (tag, version, stamp) VALUES (t, 1, pg_current_xact_id()::text::bigint) ON CONFLICT (tag) DO UPDATE SET version = c.version + 1, stamp = excluded.stamp`;
 }
 
 /** `slugTag` in PostgreSQL (`ascii` gives a character's code point in a UTF-8 database). */
@@ -139,16 +140,50 @@ async function createFunctions(knex: Knex, tables: Tables): Promise<void> {
   const cacheTags = quoted(knex, `${schema}.${tables.unqualified(tables.cacheTags)}`);
   for (const { name, body } of tagFunctions(cacheTags)) {
     const fn = tables.name(name);
-    const exists =
-      ((await knex.raw("select 1 from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = ? and p.proname = ?", [schema, fn])) as { rows: unknown[] }).rows
-        .length > 0;
-    if (exists) continue;
+    const source = ` ${body} `;
+    const found = ((await knex.raw("select p.prosrc from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = ? and p.proname = ?", [schema, fn])) as {
+      rows: Array<{ prosrc: string }>;
+    }).rows;
+    if (found.length > 0 && found[0].prosrc === source) continue;
+    // A function from an older calpress (before stamps) is replaced in place: its triggers keep pointing at it.
+    const verb = found.length > 0 ? "CREATE OR REPLACE FUNCTION" : "CREATE FUNCTION";
     try {
-      await knex.raw(`CREATE FUNCTION ??() RETURNS trigger LANGUAGE plpgsql AS $calpress$ ${body} $calpress$`, [`${schema}.${fn}`]);
+      await knex.raw(`${verb} ??() RETURNS trigger LANGUAGE plpgsql AS $calpress$${source}$calpress$`, [`${schema}.${fn}`]);
     } catch (err) {
-      if (!/already exists/i.test(String((err as Error).message))) throw err;
+      if (!/already exists|tuple concurrently updated/i.test(String((err as Error).message))) throw err;
     }
   }
+}
+
+/**
+ * Positions are `<epoch>:<snapshot>`. Stamps are the ids of the writing
+ * transactions, which do not commit in their order: what changed since a
+ * snapshot is what it did not see, `NOT pg_visible_in_snapshot`, among
+ * stamps from its oldest running transaction on (the index's range).
+ */
+function tagChanges(k: Knex, tables: Tables): TagChanges {
+  return {
+    async since(from) {
+      const now = (
+        (await k.raw("SELECT pg_current_snapshot()::text AS s, (SELECT version FROM ?? WHERE tag = ?)::text AS e", [tables.cacheTags, EPOCH_TAG])) as {
+          rows: Array<{ s: string; e: string | null }>;
+        }
+      ).rows[0];
+      const position = `${now.e ?? ""}:${now.s}`;
+      const cut = (from ?? "").indexOf(":");
+      if (from === null || cut < 0 || from.slice(0, cut) !== (now.e ?? "")) return { position, all: true };
+      const snapshot = from.slice(cut + 1);
+      if (snapshot === now.s) return { position, tags: [] };
+      const rows = (
+        (await k.raw("SELECT tag FROM ?? WHERE stamp >= pg_snapshot_xmin(?::pg_snapshot)::text::bigint AND NOT pg_visible_in_snapshot(stamp::text::xid8, ?::pg_snapshot)", [
+          tables.cacheTags,
+          snapshot,
+          snapshot,
+        ])) as { rows: Array<{ tag: string }> }
+      ).rows;
+      return { position, tags: rows.map((r) => Number(r.tag)) };
+    },
+  };
 }
 
 const tagTriggers: CacheTagTriggers = {
@@ -298,6 +333,7 @@ export const postgres: Dialect = {
     return (r as { rows: unknown[] }).rows.length > 0;
   },
   cacheTagTriggers: tagTriggers,
+  tagChanges,
   searchIndex,
 
   revisionSource,

@@ -1,11 +1,11 @@
 import path from "node:path";
 import type { Knex } from "knex";
-import { POST_OWNED, SITE_TABLES, SITE_TAG, SLUGS_TAG, slugBucketSql } from "../cache-tags";
+import { EPOCH_TAG, POST_OWNED, SITE_TABLES, SITE_TAG, SLUGS_TAG, slugBucketSql } from "../cache-tags";
 import { DbTargetError } from "../errors";
 import { recordCreated } from "../ownership";
 import { quoted, TABLE_BASES, type Tables } from "../tables";
 import { setUpSqliteConnection } from "./sqlite-connection";
-import type { CacheTagTriggers, Dialect, RevisionSource, SearchIndex } from "./types";
+import type { CacheTagTriggers, Dialect, RevisionSource, SearchIndex, TagChanges } from "./types";
 
 /** Connections to a SQLite file (see configFromTarget). */
 const FILE_CONNECTIONS = 3;
@@ -154,8 +154,13 @@ async function withBulkSettings<T>(k: Knex, work: () => Promise<T>): Promise<T> 
  */
 type SqliteTrigger = { name: string; sql: string };
 
+/**
+ * A tag's new version, and its `stamp`: one more than the highest so far.
+ * Writers are serialised, so stamps grow in commit order (tagChanges).
+ */
 function bump(knex: Knex, tables: Tables, expr: string): string {
-  return `INSERT INTO ${quoted(knex, tables.cacheTags)}(tag, version) VALUES (${expr}, 1) ON CONFLICT(tag) DO UPDATE SET version = version + 1;`;
+  const t = quoted(knex, tables.cacheTags);
+  return `INSERT INTO ${t}(tag, version, stamp) VALUES (${expr}, 1, (SELECT coalesce(max(stamp), 0) + 1 FROM ${t})) ON CONFLICT(tag) DO UPDATE SET version = version + 1, stamp = excluded.stamp;`;
 }
 
 /** `slugTag` in SQLite (`unicode` gives a character's code point). */
@@ -204,14 +209,42 @@ function coreTagTriggers(knex: Knex, tables: Tables): SqliteTrigger[] {
   ];
 }
 
+/** Creates the missing triggers, and makes again those whose SQL is not the one defined here (a database from an older calpress). */
 async function createTriggers(knex: Knex, triggers: SqliteTrigger[]): Promise<void> {
-  const present = new Set(
-    ((await knex("sqlite_master").where("type", "trigger").whereIn("name", triggers.map((t) => t.name)).select("name")) as Array<{ name: string }>).map((r) => r.name),
-  );
+  const rows = (await knex("sqlite_master").where("type", "trigger").whereIn("name", triggers.map((t) => t.name)).select("name", "sql")) as Array<{ name: string; sql: string }>;
+  const present = new Map(rows.map((r) => [r.name, r.sql]));
   for (const trigger of triggers) {
-    if (present.has(trigger.name)) continue;
-    await knex.raw(`CREATE TRIGGER IF NOT EXISTS ?? ${trigger.sql}`, [trigger.name]);
+    const create = knex.raw(`CREATE TRIGGER IF NOT EXISTS ?? ${trigger.sql}`, [trigger.name]).toQuery();
+    const sql = present.get(trigger.name);
+    if (sql === create.replace(" IF NOT EXISTS", "")) continue;
+    if (sql === undefined) {
+      await knex.raw(create);
+      continue;
+    }
+    await knex.transaction(async (trx) => {
+      await trx.raw("DROP TRIGGER IF EXISTS ??", [trigger.name]);
+      await trx.raw(create);
+    });
   }
+}
+
+/** Positions are `<epoch>:<highest stamp>`; stamps grow in commit order (see `bump`). */
+function tagChanges(k: Knex, tables: Tables): TagChanges {
+  return {
+    async since(from) {
+      const [now] = (await k.raw("SELECT (SELECT coalesce(max(stamp), 0) FROM ??) AS s, (SELECT version FROM ?? WHERE tag = ?) AS e", [
+        tables.cacheTags,
+        tables.cacheTags,
+        EPOCH_TAG,
+      ])) as Array<{ s: number; e: number | null }>;
+      const position = `${now.e ?? ""}:${now.s}`;
+      const [epoch, stamp] = (from ?? "").split(":");
+      if (from === null || epoch !== String(now.e ?? "")) return { position, all: true };
+      if (Number(stamp) === Number(now.s)) return { position, tags: [] };
+      const tags = (await k(tables.cacheTags).where("stamp", ">", Number(stamp)).pluck("tag")) as Array<number | string>;
+      return { position, tags: tags.map(Number) };
+    },
+  };
 }
 
 const tagTriggers: CacheTagTriggers = {
@@ -348,6 +381,7 @@ export const sqlite: Dialect = {
     return rows.length > 0;
   },
   cacheTagTriggers: tagTriggers,
+  tagChanges,
   searchIndex,
 
   revisionSource,

@@ -80,6 +80,8 @@ export interface Dialect {
   indexExists(k: Knex, tables: Tables, table: string, index: string): Promise<boolean>;
   /** The triggers that keep the cache tags (lib/db/cache-tags.ts); null: none, so nothing relies on tags here. */
   readonly cacheTagTriggers: CacheTagTriggers | null;
+  /** Which tags changed since a position (their stamps, lib/db/cache-tags.ts); null where there are no tag triggers. */
+  tagChanges(k: Knex, tables: Tables): TagChanges | null;
   /** The index behind post search (lib/db/search-index.ts); null: search scans. */
   readonly searchIndex: SearchIndex | null;
 
@@ -105,6 +107,18 @@ export interface CacheTagTriggers {
   createCore(k: Knex, tables: Tables): Promise<void>;
   /** The same for a post type's typed-field table (its rows belong to `post_id`). */
   createForFieldTable(k: Knex, tables: Tables, postType: string): Promise<void>;
+}
+
+/**
+ * The tags changed by commits since a position. A position names every
+ * commit before it was read; `since` reads the position first, then the tags
+ * whose stamp is past the old one, so the tags may include commits after the
+ * new position (read again next time, which is harmless) but never miss one
+ * before it. A database made again from scratch has another epoch: `since`
+ * then answers `all`, and the caller starts over.
+ */
+export interface TagChanges {
+  since(from: string | null): Promise<{ position: string; tags: number[] } | { position: string; all: true }>;
 }
 
 export interface SearchIndex {

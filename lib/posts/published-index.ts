@@ -1,0 +1,676 @@
+import type { Knex } from "knex";
+import { storedIds } from "../db/ids";
+import type { TagChanges } from "../db/dialects/types";
+import type { Tables } from "../db/tables";
+import { EngineError } from "../engine-errors";
+import { toDbValue } from "./fields";
+import type { RegisteredPostType } from "./registry";
+import type { FieldCondition, FieldValue, PostQuery } from "./types";
+import { visibilityRules } from "./visibility";
+
+/**
+ * The published posts of one post type, in memory, answering the lists every
+ * anonymous reader asks for (ids and total) without a statement: the page
+ * walks a sorted array instead of counting tens of thousands of rows after
+ * every write. Opt-in per type (`PostTypeConfig.publishedIndex`).
+ *
+ * Kept exact by the cache tags (lib/db/cache-tags.ts): before answering
+ * under a revision token, the index reads which tags changed since its last
+ * position (`TagChanges`, one statement) and reloads those posts. A post's
+ * tag moves with its row, typed fields, terms and links from it, whoever
+ * writes (another process, another site on the same database), so a write is
+ * seen by the next read, as with the statements it replaces.
+ *
+ * What it answers: one post type, published posts only (anonymous visibility
+ * or `status: ["publish"]`), conditions on the numeric, boolean and date
+ * fields the type indexes and on id, author, parent, language, password,
+ * publication date, terms and links to given posts, ordered by those fields.
+ * Anything else (search, other statuses, text fields, reverse links) is
+ * answered by SQL as before: `plan` says which.
+ */
+
+/** A post as the index holds it: numbers where the database compares numbers or fixed-width dates. */
+interface Entry {
+  id: number;
+  language: string;
+  author: number;
+  parent: number;
+  /** `date_local` packed (see `packDate`). */
+  date: number;
+  protected: boolean;
+  /** The held fields, in `HeldField` order; NaN is NULL. */
+  values: number[];
+  terms: number[];
+  /** Pairs: relation number, linked post id. */
+  links: number[];
+}
+
+type HeldKind = "datetime" | "number" | "boolean";
+
+/**
+ * `YYYY-MM-DD HH:MM:SS` as the number YYYYMMDDHHMMSS: the same order as the
+ * text (fixed width, digits), exact below 2^53. NaN for anything else.
+ */
+function packDate(text: string): number {
+  if (text.length !== 19 || text[4] !== "-" || text[7] !== "-" || text[10] !== " " || text[13] !== ":" || text[16] !== ":") return Number.NaN;
+  const digits = text.slice(0, 4) + text.slice(5, 7) + text.slice(8, 10) + text.slice(11, 13) + text.slice(14, 16) + text.slice(17, 19);
+  return /^\d{14}$/.test(digits) ? Number(digits) : Number.NaN;
+}
+
+/** A stored value (as the driver gives it) as the index compares it; NaN for NULL, undefined when it cannot be held. */
+function held(kind: HeldKind, raw: unknown): number | undefined {
+  if (raw === null || raw === undefined) return Number.NaN;
+  switch (kind) {
+    case "boolean":
+      return raw === true || raw === 1 || raw === "1" || raw === "t" ? 1 : 0;
+    case "number": {
+      const n = Number(raw);
+      return Number.isFinite(n) ? n : undefined;
+    }
+    case "datetime": {
+      const n = packDate(String(raw));
+      return Number.isNaN(n) ? undefined : n;
+    }
+  }
+}
+
+/** How a column of the query is read from an entry; `kind` says how a query value is made comparable. */
+interface Column {
+  /** The column's one name (aliases resolved). */
+  name: string;
+  /** The value in a slot. */
+  read: (slot: number) => number;
+  kind: HeldKind | "int";
+  /** Typed fields are NULL when the post has no field row; core columns never are. */
+  nullable: boolean;
+  def?: { name: string; def: RegisteredPostType["fields"][string] };
+}
+
+/** A test of a slot. */
+type Predicate = (slot: number) => boolean;
+
+/** A sorted view: slots in the order `compare` gives. */
+interface Order {
+  compare: (a: number, b: number) => number;
+  list: number[];
+}
+
+function insertionPoint(order: Order, slot: number): number {
+  let lo = 0;
+  let hi = order.list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (order.compare(order.list[mid], slot) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Where `slot` (in the view, with the values it was sorted by) sits: keys are unique, as the order ends on the id. */
+function locate(order: Order, slot: number): number {
+  const at = insertionPoint(order, slot);
+  if (order.list[at] !== slot) throw new Error("published index: a sorted view is out of order");
+  return at;
+}
+
+/** The query's term and link conditions resolved to ids (terms expanded, translations added), in the query's order. */
+export interface ResolvedSets {
+  tax: number[][][];
+  links: number[][];
+}
+
+const ROW_CHUNK = 500;
+/** Ids per statement of a whole load. */
+const LOAD_SLICE = 5000;
+
+/** Which posts to read: these ids, or every id from `from` to `to`. */
+type Which = { ids: number[] } | { from: number; to: number };
+
+function within(q: Knex.QueryBuilder, column: string, which: Which): Knex.QueryBuilder {
+  return "ids" in which ? q.whereIn(column, which.ids) : q.whereBetween(column, [which.from, which.to]);
+}
+const MAX_RESULTS = 2000;
+
+/**
+ * The posts in columns, one slot per post: typed arrays for the numbers
+ * (a few dozen bytes a post, where objects took several hundred), small
+ * arrays for terms and links. Slots of removed posts are reused.
+ */
+const NONE: number[] = [];
+
+class Slots {
+  private capacity = 0;
+  id = new Int32Array(0);
+  author = new Int32Array(0);
+  parent = new Int32Array(0);
+  language = new Uint16Array(0);
+  protected = new Uint8Array(0);
+  date = new Float64Array(0);
+  /** `width` held values per slot; NaN is NULL. */
+  values = new Float64Array(0);
+  terms: number[][] = [];
+  links: number[][] = [];
+  readonly slotOf = new Map<number, number>();
+  private readonly free: number[] = [];
+  private used = 0;
+
+  constructor(private readonly width: number) {}
+
+  /** Writes `e` into its slot (a new one for a new post); returns the slot. */
+  put(e: Entry, language: number): number {
+    let slot = this.slotOf.get(e.id);
+    if (slot === undefined) {
+      slot = this.free.pop() ?? this.used++;
+      if (slot >= this.capacity) this.grow(Math.max(1024, this.capacity * 2));
+      this.slotOf.set(e.id, slot);
+    }
+    this.id[slot] = e.id;
+    this.author[slot] = e.author;
+    this.parent[slot] = e.parent;
+    this.language[slot] = language;
+    this.protected[slot] = e.protected ? 1 : 0;
+    this.date[slot] = e.date;
+    this.values.set(e.values, slot * this.width);
+    // Copies of their exact length: arrays grown by push keep room for more.
+    this.terms[slot] = e.terms.length === 0 ? NONE : e.terms.slice();
+    this.links[slot] = e.links.length === 0 ? NONE : e.links.slice();
+    return slot;
+  }
+
+  remove(id: number): void {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return;
+    this.slotOf.delete(id);
+    this.terms[slot] = NONE;
+    this.links[slot] = NONE;
+    this.free.push(slot);
+  }
+
+  value(slot: number, at: number): number {
+    return this.values[slot * this.width + at];
+  }
+
+  private grow(capacity: number): void {
+    const copy = <T extends Int32Array | Uint16Array | Uint8Array | Float64Array>(old: T, make: (n: number) => T, per = 1): T => {
+      const next = make(capacity * per);
+      next.set(old);
+      return next;
+    };
+    this.id = copy(this.id, (n) => new Int32Array(n));
+    this.author = copy(this.author, (n) => new Int32Array(n));
+    this.parent = copy(this.parent, (n) => new Int32Array(n));
+    this.language = copy(this.language, (n) => new Uint16Array(n));
+    this.protected = copy(this.protected, (n) => new Uint8Array(n));
+    this.date = copy(this.date, (n) => new Float64Array(n));
+    this.values = copy(this.values, (n) => new Float64Array(n), this.width);
+    this.capacity = capacity;
+  }
+
+  get size(): number {
+    return this.slotOf.size;
+  }
+}
+
+export class PublishedIndex {
+  private slots: Slots;
+  /** Sorted views (slots), by order signature; kept in step with `slots`. */
+  private orders = new Map<string, Order>();
+  /** Answers of this version, by query. */
+  private results = new Map<string, { ids: number[]; total: number }>();
+  private readonly heldFields: Array<{ name: string; kind: HeldKind }>;
+  private readonly relations = new Map<string, number>();
+  /** Languages by number (slots hold the number). */
+  private readonly languages = new Map<string, number>();
+  /** A stored value the index cannot compare as the database does: it answers nothing. */
+  private irregular = false;
+  private position: string | null = null;
+  /** The revision token the entries are known to be current for. */
+  private token: string | null = null;
+  private running: Promise<void> | null = null;
+  private next: Promise<void> | null = null;
+
+  constructor(
+    private readonly knex: Knex,
+    private readonly tables: Tables,
+    private readonly type: RegisteredPostType,
+    private readonly changes: TagChanges,
+  ) {
+    this.heldFields = Object.entries(type.fields)
+      .filter(([, def]) => def.index === true && def.type !== "string" && def.type !== "text")
+      .map(([name, def]) => ({ name, kind: def.type === "datetime" ? "datetime" : def.type === "boolean" ? "boolean" : "number" }));
+    this.slots = new Slots(this.heldFields.length);
+  }
+
+  private languageNumber(language: string): number {
+    let n = this.languages.get(language);
+    if (n === undefined) this.languages.set(language, (n = this.languages.size));
+    return n;
+  }
+
+  // ---------------------------------------------------------------- keeping current
+
+  /**
+   * Brings the entries up to date for `token` (read by the caller before
+   * this call). A sync that started before this call could miss a commit the
+   * token already shows, so the caller waits for one that starts after it; a
+   * running sync's successor serves everyone who arrived meanwhile.
+   */
+  async syncedFor(token: string): Promise<void> {
+    if (this.token === token) return;
+    await this.nextSync();
+    this.token = token;
+  }
+
+  private nextSync(): Promise<void> {
+    if (this.next !== null) return this.next;
+    if (this.running === null) return this.start();
+    const next = this.running.then(
+      () => this.start(),
+      () => this.start(),
+    );
+    this.next = next;
+    return next;
+  }
+
+  private start(): Promise<void> {
+    this.next = null;
+    const run = this.sync();
+    this.running = run;
+    const clear = (): void => {
+      if (this.running === run) this.running = null;
+    };
+    run.then(clear, () => {
+      clear();
+      // Whatever was half applied is read again from scratch.
+      this.position = null;
+      this.token = null;
+    });
+    return run;
+  }
+
+  private async sync(): Promise<void> {
+    const change = await this.changes.since(this.position);
+    if ("all" in change) {
+      await this.loadAll();
+    } else {
+      // Post tags are `id * 4` (lib/db/cache-tags.ts); other kinds change no entry.
+      const ids = change.tags.filter((t) => t > 0 && t % 4 === 0).map((t) => t / 4);
+      for (let i = 0; i < ids.length; i += ROW_CHUNK) await this.reload(ids.slice(i, i + ROW_CHUNK));
+    }
+    this.position = change.position;
+  }
+
+  /** A whole load reads slices of ids, so that each slice's rows are garbage soon. */
+  private rowsQuery(which: Which): Knex.QueryBuilder {
+    const k = this.knex;
+    const q = k(`${this.tables.posts} as p`)
+      .where("p.type", this.type.name)
+      .where("p.status", "publish")
+      .select("p.id", "p.language", "p.author", "p.parent", "p.date_local", k.raw("case when p.password = '' then 0 else 1 end as protected"));
+    if (this.type.fieldsTable !== null && this.heldFields.length > 0) {
+      q.leftJoin(`${this.type.fieldsTable} as f`, "f.post_id", "p.id");
+      for (const f of this.heldFields) q.select(k.ref(`f.${f.name}`).as(`f_${f.name}`));
+    }
+    return within(q, "p.id", which);
+  }
+
+  /**
+   * The entries of the published posts among `which`, read from the
+   * database (terms and links of other posts in a range are read and dropped).
+   */
+  private async read(which: Which): Promise<Entry[]> {
+    const k = this.knex;
+    const rows = (await this.rowsQuery(which)) as Array<Record<string, unknown>>;
+    const terms = (await within(k(this.tables.termRelationships).select("object_id", "term_id"), "object_id", which)) as Array<{ object_id: number; term_id: number }>;
+    const links = (await within(k(this.tables.postLinks).select("from_id", "relation", "to_id"), "from_id", which)) as Array<{
+      from_id: number;
+      relation: string;
+      to_id: number;
+    }>;
+    const byId = new Map<number, Entry>();
+    for (const r of rows) {
+      const values: number[] = [];
+      for (const f of this.heldFields) {
+        const v = held(f.kind, r[`f_${f.name}`]);
+        if (v === undefined) this.irregular = true;
+        values.push(v ?? Number.NaN);
+      }
+      const date = packDate(String(r.date_local));
+      if (Number.isNaN(date)) this.irregular = true;
+      const id = Number(r.id);
+      byId.set(id, { id, language: String(r.language ?? ""), author: Number(r.author), parent: Number(r.parent), date, protected: Number(r.protected) === 1, values, terms: [], links: [] });
+    }
+    for (const t of terms) byId.get(Number(t.object_id))?.terms.push(Number(t.term_id));
+    for (const l of links) {
+      const entry = byId.get(Number(l.from_id));
+      if (entry === undefined) continue;
+      let relation = this.relations.get(l.relation);
+      if (relation === undefined) this.relations.set(l.relation, (relation = this.relations.size));
+      entry.links.push(relation, Number(l.to_id));
+    }
+    return [...byId.values()];
+  }
+
+  private async loadAll(): Promise<void> {
+    this.irregular = false;
+    const slots = new Slots(this.heldFields.length);
+    const last = (await this.knex(this.tables.posts).max({ m: "id" }).first()) as { m: number | string | null } | undefined;
+    const max = Number(last?.m ?? 0);
+    for (let lo = 1; lo <= max; lo += LOAD_SLICE) {
+      for (const e of await this.read({ from: lo, to: Math.min(max, lo + LOAD_SLICE - 1) })) slots.put(e, this.languageNumber(e.language));
+    }
+    this.slots = slots;
+    this.orders.clear();
+    this.results.clear();
+  }
+
+  private async reload(ids: number[]): Promise<void> {
+    const found = await this.read({ ids });
+    const fresh = new Map(found.map((e) => [e.id, e]));
+    for (const id of ids) {
+      const old = this.slots.slotOf.get(id);
+      const now = fresh.get(id);
+      if (old === undefined && now === undefined) continue;
+      // Out of every sorted view under its old values, written, then back in under the new ones.
+      if (old !== undefined) for (const order of this.orders.values()) order.list.splice(locate(order, old), 1);
+      if (now === undefined) {
+        this.slots.remove(id);
+        continue;
+      }
+      const slot = this.slots.put(now, this.languageNumber(now.language));
+      for (const order of this.orders.values()) order.list.splice(insertionPoint(order, slot), 0, slot);
+    }
+    this.results.clear();
+  }
+
+  // ---------------------------------------------------------------- answering
+
+  private column(field: string): Column | null {
+    switch (field) {
+      case "id":
+        return { name: "id", read: (s) => this.slots.id[s], kind: "int", nullable: false };
+      case "author":
+        return { name: "author", read: (s) => this.slots.author[s], kind: "int", nullable: false };
+      case "parent":
+        return { name: "parent", read: (s) => this.slots.parent[s], kind: "int", nullable: false };
+      case "date":
+      case "date_local":
+      case "dateLocal":
+        return { name: "date_local", read: (s) => this.slots.date[s], kind: "datetime", nullable: false };
+    }
+    const at = this.heldFields.findIndex((f) => f.name === field);
+    if (at < 0) return null;
+    return { name: `f.${field}`, read: (s) => this.slots.value(s, at), kind: this.heldFields[at].kind, nullable: true, def: { name: field, def: this.type.fields[field] } };
+  }
+
+  /** Whether the index can answer `query` exactly (ids and total); no statement is run. */
+  answers(query: PostQuery): boolean {
+    if (this.irregular) return false;
+    const types = Array.isArray(query.type) ? [...new Set(query.type)] : [query.type];
+    if (types.length !== 1 || types[0] !== this.type.name) return false;
+    // Published posts only: anonymous visibility, or the status asked for alone.
+    if (query.visibility) {
+      const rules = visibilityRules(this.type, query.visibility);
+      if (rules.length !== 1 || rules[0].authorOnly !== undefined || rules[0].statuses.length !== 1 || rules[0].statuses[0] !== "publish") return false;
+      if (query.status && !query.status.includes("publish")) return false;
+    } else if (!(query.status?.length === 1 && query.status[0] === "publish")) return false;
+    if (query.search !== undefined && query.search.trim() !== "") return false;
+    if (query.search !== undefined && query.search.includes("\u0000")) return false;
+    for (const c of query.where ?? []) if (this.column(c.field) === null) return false;
+    for (const l of query.links ?? []) if (l.from !== undefined || l.linkedBy !== undefined) return false;
+    for (const o of query.orderBy ?? []) if (this.column(o.field) === null) return false;
+    return true;
+  }
+
+  /**
+   * The page and total of `query` (which `answers` accepted), given its term
+   * and link conditions resolved to ids, the page size to use and the
+   * conversion of a query value (the same checks as the SQL path: a bad
+   * value throws the same error).
+   */
+  page(query: PostQuery, perPage: number, sets: ResolvedSets): { ids: number[]; total: number } {
+    const key = JSON.stringify([query.visibility?.mode, query.status, query.ids, query.excludeIds, query.author, query.parent, query.language, query.hasPassword, query.where, sets, query.orderBy, query.page, perPage, query.noTotal]);
+    const hit = this.results.get(key);
+    if (hit !== undefined) return hit;
+    const result = this.compute(query, perPage, sets);
+    if (this.results.size >= MAX_RESULTS) this.results.clear();
+    this.results.set(key, result);
+    return result;
+  }
+
+  private compute(query: PostQuery, perPage: number, sets: ResolvedSets): { ids: number[]; total: number } {
+    const tests: Predicate[] = [];
+    const slots = this.slots;
+    const member = (values: readonly number[]): Set<number> => new Set(storedIds(values));
+    if (query.ids) {
+      const ids = member(query.ids);
+      tests.push((s) => ids.has(slots.id[s]));
+    }
+    const excluded = member(query.excludeIds ?? []);
+    if (excluded.size > 0) tests.push((s) => !excluded.has(slots.id[s]));
+    if (query.author) {
+      const a = member(query.author);
+      tests.push((s) => a.has(slots.author[s]));
+    }
+    if (query.parent) {
+      const p = member(query.parent);
+      tests.push((s) => p.has(slots.parent[s]));
+    }
+    if (query.language !== undefined) {
+      // A language no post has matches nothing.
+      const language = this.languages.get(query.language) ?? -1;
+      tests.push((s) => slots.language[s] === language);
+    }
+    if (query.hasPassword === true) tests.push((s) => slots.protected[s] === 1);
+    if (query.hasPassword === false) tests.push((s) => slots.protected[s] === 0);
+    const ranges: Array<{ column: Column; op: FieldCondition["op"]; value: number }> = [];
+    for (const cond of query.where ?? []) {
+      const test = this.condition(cond, ranges);
+      if (test !== null) tests.push(test);
+    }
+    (query.tax ?? []).forEach((cond, i) => {
+      const groups = sets.tax[i];
+      const operator = cond.operator ?? "IN";
+      const any = (ids: number[]): Predicate => {
+        const wanted = new Set(ids);
+        return (s) => slots.terms[s].some((t) => wanted.has(t));
+      };
+      const all = [...new Set(groups.flat())];
+      if (operator === "IN") tests.push(all.length === 0 ? () => false : any(all));
+      else if (operator === "NOT IN") {
+        if (all.length > 0) {
+          const has = any(all);
+          tests.push((s) => !has(s));
+        }
+      } else {
+        if (groups.some((g) => g.length === 0)) tests.push(() => false);
+        for (const g of groups) tests.push(any(g));
+      }
+    });
+    (query.links ?? []).forEach((cond, i) => {
+      const relation = this.relations.get(cond.relation) ?? -1;
+      if (cond.to !== undefined) {
+        const to = new Set(sets.links[i]);
+        tests.push((s) => {
+          const links = slots.links[s];
+          for (let j = 0; j < links.length; j += 2) if (links[j] === relation && to.has(links[j + 1])) return true;
+          return false;
+        });
+      }
+      if (cond.exists !== undefined) {
+        const want = cond.exists;
+        tests.push((s) => {
+          const links = slots.links[s];
+          for (let j = 0; j < links.length; j += 2) if (links[j] === relation) return want;
+          return !want;
+        });
+      }
+    });
+
+    const order = this.orderFor(query);
+    const [lo, hi] = this.range(order.list, order.first, ranges);
+    const page = Math.max(1, Math.trunc(query.page ?? 1));
+    const unlimited = perPage <= 0;
+    const skip = unlimited ? 0 : (page - 1) * perPage;
+    const ids: number[] = [];
+    let total = 0;
+    const list = order.list;
+    outer: for (let i = lo; i < hi; i++) {
+      const slot = list[i];
+      for (const t of tests) if (!t(slot)) continue outer;
+      if (total >= skip && (unlimited || ids.length < perPage)) ids.push(slots.id[slot]);
+      total++;
+    }
+    return { ids, total: query.noTotal ? -1 : total };
+  }
+
+  /** A `where` condition as a test (null: no condition, as SQL leaves an empty NOT IN out); bounds on columns are noted in `ranges`. */
+  private condition(cond: FieldCondition, ranges: Array<{ column: Column; op: FieldCondition["op"]; value: number }>): Predicate | null {
+    const column = this.column(cond.field);
+    if (column === null) throw new Error(`published index: no column ${cond.field}`);
+    const read = column.read;
+    // The query value converted and checked as the SQL path does (lib/posts/query.ts applyCondition).
+    const convert = (v: FieldValue): number | null => {
+      if (v === null) return null;
+      if (column.def !== undefined) {
+        const stored = toDbValue("query", column.def.name, column.def.def, v);
+        if (stored === null) return null;
+        return held(column.kind === "int" ? "number" : column.kind, stored) ?? Number.NaN;
+      }
+      if (column.kind === "int") {
+        const n = Number(v);
+        if (!Number.isFinite(n)) throw new EngineError("invalid_field", `${cond.field} expects a number`, { field: cond.field });
+        return n;
+      }
+      const n = packDate(String(v));
+      return Number.isNaN(n) ? convertCore(cond.field, v) : n;
+    };
+    const list = (): number[] => {
+      const raw = Array.isArray(cond.value) ? cond.value : cond.value === undefined ? [] : [cond.value];
+      return raw.map(convert).filter((v): v is number => v !== null);
+    };
+    const one = (): number | null => convert((Array.isArray(cond.value) ? cond.value[0] : cond.value) ?? null);
+    const isNull = (x: number): boolean => Number.isNaN(x);
+    switch (cond.op) {
+      case "=": {
+        const v = one();
+        if (v === null) return (e) => isNull(read(e));
+        ranges.push({ column, op: "=", value: v });
+        return (e) => read(e) === v;
+      }
+      case "!=": {
+        const v = one();
+        if (v === null) return (e) => !isNull(read(e));
+        // "not equal" includes rows without a value.
+        return (e) => read(e) !== v;
+      }
+      case "<":
+      case "<=":
+      case ">":
+      case ">=": {
+        const v = one();
+        if (v === null) return () => false;
+        ranges.push({ column, op: cond.op, value: v });
+        if (cond.op === "<") return (e) => read(e) < v;
+        if (cond.op === "<=") return (e) => read(e) <= v;
+        if (cond.op === ">") return (e) => read(e) > v;
+        return (e) => read(e) >= v;
+      }
+      case "in": {
+        const s = new Set(list());
+        return (e) => s.has(read(e));
+      }
+      case "not in": {
+        const values = list();
+        if (values.length === 0) return null;
+        const s = new Set(values);
+        return (e) => !s.has(read(e));
+      }
+      case "is null":
+        return (e) => isNull(read(e));
+      case "not null":
+        return (e) => !isNull(read(e));
+      default:
+        throw new Error(`published index: unknown comparison ${String(cond.op)}`);
+    }
+  }
+
+  /** The sorted view for the query's order (made once, then kept in step): SQL's order, NULL first ascending, ties by id. */
+  private orderFor(query: PostQuery): { list: number[]; first: { column: Column; dir: "asc" | "desc" } } {
+    const asked = query.orderBy && query.orderBy.length > 0 ? query.orderBy : [{ field: "date_local", dir: "desc" as const }];
+    const keys = asked.map((o) => ({ column: this.column(o.field) as Column, dir: o.dir === "desc" ? ("desc" as const) : ("asc" as const), field: o.field }));
+    const signature = keys.map((k) => `${k.field} ${k.dir}`).join(",");
+    let order = this.orders.get(signature);
+    if (order === undefined) {
+      const lastDir = keys[keys.length - 1].dir;
+      // Reads the arrays afresh each time: a growing store replaces them.
+      const compare = (a: number, b: number): number => {
+        for (const k of keys) {
+          const x = rank(k.column.read(a));
+          const y = rank(k.column.read(b));
+          if (x !== y) return (x < y ? -1 : 1) * (k.dir === "desc" ? -1 : 1);
+        }
+        return (this.slots.id[a] - this.slots.id[b]) * (lastDir === "desc" ? -1 : 1);
+      };
+      const made: Order = { compare, list: [...this.slots.slotOf.values()].sort(compare) };
+      this.orders.set(signature, made);
+      return { list: made.list, first: keys[0] };
+    }
+    return { list: order.list, first: keys[0] };
+  }
+
+  /** The slice of a sorted view outside of which a bound on its first key cannot hold. */
+  private range(list: number[], first: { column: Column; dir: "asc" | "desc" }, ranges: Array<{ column: Column; op: FieldCondition["op"]; value: number }>): [number, number] {
+    let lo = 0;
+    let hi = list.length;
+    const key = (i: number): number => rank(first.column.read(list[i]));
+    /** The first index at which `pred` holds, for a `pred` false then true along the list. */
+    const firstWhere = (pred: (k: number) => boolean): number => {
+      let a = 0;
+      let b = list.length;
+      while (a < b) {
+        const mid = (a + b) >> 1;
+        if (pred(key(mid))) b = mid;
+        else a = mid + 1;
+      }
+      return a;
+    };
+    for (const r of ranges) {
+      if (r.column.name !== first.column.name) continue;
+      const v = r.value;
+      if (first.dir === "asc") {
+        if (r.op === ">=" || r.op === "=") lo = Math.max(lo, firstWhere((k) => k >= v));
+        if (r.op === ">") lo = Math.max(lo, firstWhere((k) => k > v));
+        if (r.op === "<=" || r.op === "=") hi = Math.min(hi, firstWhere((k) => k > v));
+        if (r.op === "<") hi = Math.min(hi, firstWhere((k) => k >= v));
+      } else {
+        if (r.op === ">=" || r.op === "=") hi = Math.min(hi, firstWhere((k) => k < v));
+        if (r.op === ">") hi = Math.min(hi, firstWhere((k) => k <= v));
+        if (r.op === "<=" || r.op === "=") lo = Math.max(lo, firstWhere((k) => k <= v));
+        if (r.op === "<") lo = Math.max(lo, firstWhere((k) => k < v));
+      }
+    }
+    return [lo, Math.max(lo, hi)];
+  }
+
+  /** How many posts the index holds (tests, reports). */
+  get size(): number {
+    return this.slots.size;
+  }
+}
+
+/** NULL (NaN) sorts first, as SQL's order does here (lib/posts/query.ts applyOrder). */
+function rank(x: number): number {
+  return Number.isNaN(x) ? Number.NEGATIVE_INFINITY : x;
+}
+
+/** A core-column value the index cannot compare as SQL would (not a number, not a packed date): the caller falls back. */
+class NotComparable extends Error {}
+
+function convertCore(field: string, v: FieldValue): never {
+  throw new NotComparable(`published index: ${field} = ${String(v)} is compared as text`);
+}
+
+export function isNotComparable(err: unknown): boolean {
+  return err instanceof NotComparable;
+}

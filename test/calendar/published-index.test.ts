@@ -1,0 +1,179 @@
+/**
+ * The published index (lib/posts/published-index.ts): anonymous event lists
+ * answered from memory must be exactly the lists SQL gives, before and
+ * after every kind of write, including writes by another site on the same
+ * database (another process, as far as the index can tell), seen at once.
+ */
+import { expect } from "chai";
+import { SLUGS_TAG } from "../../lib/db/cache-tags";
+import { forEachDatabase, type TestDatabase } from "../support/databases";
+import { startTestSite, type TestSite } from "../support/site";
+import { dayAt, makeEvent } from "./events-support";
+
+const SITE_URL = "https://calendar.example";
+/** One key for both sites, so that the fixture's application passwords log in on either. */
+const SECRET = "published-index-test-key";
+
+forEachDatabase("calendar: published index", (db) => {
+  let database: TestDatabase | undefined;
+  let indexed: TestSite | undefined;
+  let plain: TestSite | undefined;
+  const sites = (): { indexed: TestSite; plain: TestSite } => {
+    if (!indexed || !plain) throw new Error("not started");
+    return { indexed, plain };
+  };
+
+  before(async function () {
+    this.timeout(120_000);
+    database = await db.create();
+    indexed = await startTestSite({ fixture: "demo", timezone: "UTC", target: database.target, siteUrl: SITE_URL, responseCache: false, records: false, secret: SECRET });
+    plain = await startTestSite({ timezone: "UTC", target: database.target, siteUrl: SITE_URL, responseCache: false, records: false, publishedIndex: false, secret: SECRET });
+  });
+  after(async function () {
+    this.timeout(60_000);
+    await indexed?.close();
+    await plain?.close();
+    await database?.drop();
+  });
+
+  const answer = async (t: TestSite, query: string): Promise<{ status: number; total: string | null; text: string }> => {
+    const res = await fetch(`${t.ns}/events${query}`);
+    return { status: res.status, total: res.headers.get("x-wp-total"), text: await res.text() };
+  };
+
+  let queries: string[] = [];
+  before(async function () {
+    this.timeout(60_000);
+    const t = sites().indexed;
+    const categories = (await t.get("/categories", { query: { per_page: 50 } })).body.categories as Array<{ id: number; slug: string; parent: number }>;
+    const tags = (await t.get("/tags", { query: { per_page: 50 } })).body.tags as Array<{ id: number; slug: string }>;
+    const venues = (await t.get("/venues", { query: { per_page: 50 } })).body.venues as Array<{ id: number }>;
+    const organizers = (await t.get("/organizers", { query: { per_page: 50 } })).body.organizers as Array<{ id: number }>;
+    const events = (await t.get("/events", { query: { per_page: 50 } })).body.events as Array<{ id: number }>;
+    const parent = categories.find((c) => categories.some((d) => d.parent === c.id));
+    const day = (n: number): string => dayAt(n, "00:00:00").slice(0, 10);
+    queries = [
+      "",
+      "?per_page=3",
+      "?per_page=3&page=2",
+      "?per_page=50&page=2",
+      "?page=99",
+      "?featured=1",
+      "?featured=0&per_page=5",
+      `?start_date=${day(-400)}&end_date=${day(400)}&per_page=50`,
+      `?start_date=${day(3)}&end_date=${day(40)}&per_page=7`,
+      `?strict_dates=1&starts_after=${day(2)}%2012:00:00`,
+      `?ends_before=${day(30)}&per_page=50`,
+      `?starts_before=${day(10)}&ends_after=${day(1)}`,
+      `?include=${events.slice(0, 4).map((e) => e.id).join(",")}`,
+      "?status=publish",
+      `?post_parent=${events[0]?.id ?? 1}`,
+      ...categories.slice(0, 4).map((c) => `?categories=${c.slug}&per_page=50`),
+      ...(parent ? [`?categories=${parent.id}`, `?categories=${parent.id}&start_date=${day(0)}&end_date=${day(60)}`] : []),
+      ...tags.slice(0, 3).map((g) => `?tags=${g.id}`),
+      tags.length > 1 ? `?tags=${tags[0].slug},${tags[1].slug}` : "?tags=none-such",
+      ...venues.slice(0, 4).map((v) => `?venue=${v.id}&per_page=20`),
+      ...organizers.slice(0, 3).map((o) => `?organizer=${o.id}`),
+      categories.length > 0 && venues.length > 0 ? `?categories=${categories[0].id}&venue=${venues[0].id}` : "?venue=1",
+      // Answered by SQL (search): the same either way, and the index must not get in the way.
+      "?search=a",
+    ];
+  });
+
+  /** Every query answers the same, byte for byte, on both sites. */
+  const sameAnswers = async (what: string): Promise<void> => {
+    const { indexed: a, plain: b } = sites();
+    for (const q of queries) {
+      const expected = await answer(b, q);
+      const got = await answer(a, q);
+      expect(got, `${what}: ${q}`).to.deep.equal(expected);
+    }
+  };
+
+  it("is off on MariaDB/MySQL (no triggers keep the tags)", function () {
+    if (db.name !== "mysql") this.skip();
+    expect(sites().indexed.site.engine.publishedIndex("event")).to.equal(null);
+  });
+
+  describe("where tags are kept", function () {
+    before(function () {
+      if (db.name === "mysql") this.skip();
+    });
+
+    it("answers every list exactly as SQL does, and answers them from memory", async () => {
+      await sameAnswers("start");
+      const index = sites().indexed.site.engine.publishedIndex("event");
+      expect(index, "an index").to.not.equal(null);
+      expect(index?.size ?? 0).to.be.greaterThan(10);
+      // A list from memory: no statement counts or pages the events (the revision and term lookups may run).
+      const t = sites().indexed;
+      const category = (await t.get("/categories")).body.categories[0].id as number;
+      const seen: string[] = [];
+      const onQuery = (q: { sql: string }): void => {
+        seen.push(q.sql);
+      };
+      t.site.engine.knex.on("query", onQuery);
+      try {
+        await answer(t, "?per_page=5&page=2");
+        await answer(t, `?categories=${category}&per_page=50`);
+      } finally {
+        t.site.engine.knex.removeListener("query", onQuery);
+      }
+      const lists = seen.filter((sql) => /count\(\*\)/i.test(sql) || /order by .*start_local/i.test(sql));
+      expect(lists, seen.join("\n")).to.deep.equal([]);
+    });
+
+    it("shows every write at once, made by this site or by another on the same database", async function () {
+      this.timeout(120_000);
+      const { indexed: a, plain: b } = sites();
+      const venue = (await a.get("/venues")).body.venues[0].id as number;
+      const category = (await a.get("/categories")).body.categories[0] as { id: number; slug: string };
+      // The demo fixture keeps no application passwords: the editor gets one.
+      const editor = await a.site.engine.users.byLogin("editor");
+      if (!editor) throw new Error("no editor");
+      const { secret } = await a.site.engine.users.addAppPassword(editor.id, "published-index test");
+      a.users.editor = { login: "editor", password: secret };
+      const made = await makeEvent(a, { title: "Index Night", status: "publish", venue, categories: [category.slug], start_date: dayAt(5, "19:00:00"), end_date: dayAt(5, "21:00:00") });
+      await sameAnswers("created");
+      const own = await makeEvent(a, { title: "Own Night", status: "draft", start_date: dayAt(6, "19:00:00"), end_date: dayAt(6, "20:00:00") });
+      await sameAnswers("draft created");
+      // Writes through the other site's connection, as SQL of another process or a tool would make them:
+      // the triggers bump the tags, and the index reads the posts again.
+      const k = b.site.engine.knex;
+      const tables = b.site.engine.tables;
+      const sql = (run: () => Promise<unknown>) => async (): Promise<{ status: number }> => {
+        await run();
+        return { status: 200 };
+      };
+      const writes: Array<[string, () => Promise<{ status: number }>]> = [
+        ["draft published", () => a.post(`/events/${own.id}`, { as: "editor", json: { status: "publish" } })],
+        ["dates moved (SQL elsewhere)", sql(() => k(tables.fields("event")).where({ post_id: made.id }).update({ start_local: dayAt(45, "10:00:00"), end_local: dayAt(45, "11:00:00") }))],
+        ["category dropped", () => a.post(`/events/${made.id}`, { as: "editor", json: { categories: [] } })],
+        ["category added (SQL elsewhere)", sql(() => k(tables.termRelationships).insert({ object_id: own.id, term_id: category.id, term_order: 0 }))],
+        ["venue dropped", () => a.post(`/events/${made.id}`, { as: "editor", json: { venue: 0 } })],
+        ["featured (SQL elsewhere)", sql(() => k(tables.fields("event")).where({ post_id: own.id }).update({ featured: true }))],
+        ["hidden from listings", () => a.post(`/events/${own.id}`, { as: "editor", json: { hide_from_listings: true } })],
+        ["password (SQL elsewhere)", sql(() => k(tables.posts).where({ id: made.id }).update({ password: "pw" }))],
+        ["trashed", () => a.request("DELETE", `/events/${made.id}`, { as: "editor" })],
+        ["made private (SQL elsewhere)", sql(() => k(tables.posts).where({ id: own.id }).update({ status: "private" }))],
+        ["deleted (SQL elsewhere)", sql(() => k(tables.posts).where({ id: made.id }).delete())],
+      ];
+      for (const [what, write] of writes) {
+        const res = await write();
+        expect(res.status, what).to.be.below(300);
+        await sameAnswers(what);
+      }
+    });
+
+    it("starts over when the database is made again (another epoch)", async () => {
+      const { indexed: a } = sites();
+      const index = a.site.engine.publishedIndex("event");
+      await answer(a, "");
+      // A new epoch, as a fresh fixture in the same file gives.
+      await a.site.engine.knex(a.site.engine.tables.cacheTags).where({ tag: 10 }).update({ version: 424242 });
+      await a.site.engine.knex(a.site.engine.tables.cacheTags).where({ tag: SLUGS_TAG }).increment("version", 1);
+      await sameAnswers("new epoch");
+      expect(index?.size ?? 0).to.be.greaterThan(10);
+    });
+  });
+});
