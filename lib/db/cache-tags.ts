@@ -26,6 +26,12 @@ import type { TableKey, Tables } from "./tables";
  *   translation group. A lookup by slug depends on its bucket only, so a new
  *   event does not void every stored by-slug answer as SLUGS_TAG would.
  *
+ * Each bump also sets the tag's `stamp` (SQLite: one more than the highest,
+ * in commit order as writers are serialised; PostgreSQL: the writing
+ * transaction's id), so that `Dialect.tagChanges` can say which tags changed
+ * since a position: the published index (lib/posts/published-index.ts)
+ * reads those posts again instead of everything.
+ *
  * This file holds what every database shares: the numbering and which
  * tables bump which tags. Each dialect writes the triggers in its own SQL
  * (`Dialect.cacheTagTriggers`, lib/db/dialects); the table and the epoch are

@@ -165,6 +165,26 @@ forEachDatabase("calendar: published index", (db) => {
       }
     });
 
+    it("a database whose triggers predate stamps gets them replaced by the next migration (SQLite)", async function () {
+      if (db.name !== "sqlite") this.skip();
+      const { indexed: a } = sites();
+      const k = a.site.engine.knex;
+      const tables = a.site.engine.tables;
+      const name = tables.name("cache_tag_posts_upd");
+      // The trigger as calpress wrote it before stamps.
+      await k.raw("DROP TRIGGER ??", [name]);
+      await k.raw(`CREATE TRIGGER ?? AFTER UPDATE ON ?? BEGIN INSERT INTO ??(tag, version) VALUES (new.id * 4, 1) ON CONFLICT(tag) DO UPDATE SET version = version + 1; END`, [name, tables.posts, tables.cacheTags]);
+      const id = ((await a.get("/events")).body.events[0] as { id: number }).id;
+      const stampOf = async (): Promise<number | null> => ((await k(tables.cacheTags).where({ tag: id * 4 }).first("stamp")) as { stamp: number | null }).stamp;
+      await k(tables.cacheTags).where({ tag: id * 4 }).update({ stamp: null });
+      await k(tables.posts).where({ id }).update({ menu_order: 3 });
+      expect(await stampOf(), "the old trigger sets no stamp").to.equal(null);
+      await a.site.migrate();
+      await k(tables.posts).where({ id }).update({ menu_order: 4 });
+      expect(await stampOf(), "the replaced trigger stamps").to.be.a("number");
+      await sameAnswers("after the migration");
+    });
+
     it("starts over when the database is made again (another epoch)", async () => {
       const { indexed: a } = sites();
       const index = a.site.engine.publishedIndex("event");
