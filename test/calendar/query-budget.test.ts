@@ -26,9 +26,10 @@ async function queriesOf(t: TestSite, run: () => Promise<unknown>): Promise<stri
 }
 
 forEachDatabase("query budget per request", (db) => {
-  // The budgets are those of building an answer (no kept records either); reusing one is tested in
-  // test/routes/response-cache.test.ts, kept records below and in test/calendar/kept-records.test.ts.
-  const site = useSite(db, { responseCache: false, records: false });
+  // The budgets are those of building an answer (no kept records or published index either); reusing one is tested in
+  // test/routes/response-cache.test.ts, kept records below and in test/calendar/kept-records.test.ts,
+  // lists from memory in test/calendar/published-index.test.ts.
+  const site = useSite(db, { responseCache: false, records: false, publishedIndex: false });
   let event: { id: number; slug: string };
   let category: number;
 
