@@ -130,6 +130,8 @@ function within(q: Knex.QueryBuilder, column: string, which: Which): Knex.QueryB
   return "ids" in which ? q.whereIn(column, which.ids) : q.whereBetween(column, [which.from, which.to]);
 }
 const MAX_RESULTS = 2000;
+/** At most this many ids in the kept match lists (4 bytes each). */
+const MAX_HELD_IDS = 1_000_000;
 
 /**
  * The posts in columns, one slot per post: typed arrays for the numbers
@@ -137,6 +139,30 @@ const MAX_RESULTS = 2000;
  * arrays for terms and links. Slots of removed posts are reused.
  */
 const NONE: number[] = [];
+
+/** The posting-list key of a link to `to` through relation number `relation` (fewer than 64 relations). */
+function linkKey(relation: number, to: number): number {
+  return to * 64 + relation;
+}
+
+/**
+ * Posting lists need only be supersets (the tests decide what matches): a
+ * slot listed twice (a post linking twice to one post) or left behind is
+ * harmless.
+ */
+function post(lists: Map<number, number[]>, key: number, slot: number): void {
+  const list = lists.get(key);
+  if (list === undefined) lists.set(key, [slot]);
+  else list.push(slot);
+}
+
+function unpost(lists: Map<number, number[]>, key: number, slot: number): void {
+  const list = lists.get(key);
+  if (list === undefined) return;
+  const at = list.indexOf(slot);
+  if (at >= 0) list.splice(at, 1);
+  if (list.length === 0) lists.delete(key);
+}
 
 class Slots {
   private capacity = 0;
@@ -151,6 +177,9 @@ class Slots {
   terms: number[][] = [];
   links: number[][] = [];
   readonly slotOf = new Map<number, number>();
+  /** Posting lists: the slots carrying a term, and those linking to a post through a relation (`linkKey`). */
+  readonly byTerm = new Map<number, number[]>();
+  readonly byLink = new Map<number, number[]>();
   private readonly free: number[] = [];
   private used = 0;
 
@@ -163,6 +192,8 @@ class Slots {
       slot = this.free.pop() ?? this.used++;
       if (slot >= this.capacity) this.grow(Math.max(1024, this.capacity * 2));
       this.slotOf.set(e.id, slot);
+    } else {
+      this.unpost(slot);
     }
     this.id[slot] = e.id;
     this.author[slot] = e.author;
@@ -174,13 +205,24 @@ class Slots {
     // Copies of their exact length: arrays grown by push keep room for more.
     this.terms[slot] = e.terms.length === 0 ? NONE : e.terms.slice();
     this.links[slot] = e.links.length === 0 ? NONE : e.links.slice();
+    for (const t of this.terms[slot]) post(this.byTerm, t, slot);
+    const links = this.links[slot];
+    for (let j = 0; j < links.length; j += 2) post(this.byLink, linkKey(links[j], links[j + 1]), slot);
     return slot;
+  }
+
+  /** Takes the slot out of the posting lists of what it carries now. */
+  private unpost(slot: number): void {
+    for (const t of this.terms[slot]) unpost(this.byTerm, t, slot);
+    const links = this.links[slot];
+    for (let j = 0; j < links.length; j += 2) unpost(this.byLink, linkKey(links[j], links[j + 1]), slot);
   }
 
   remove(id: number): void {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
     this.slotOf.delete(id);
+    this.unpost(slot);
     this.terms[slot] = NONE;
     this.links[slot] = NONE;
     this.free.push(slot);
@@ -216,7 +258,9 @@ export class PublishedIndex {
   /** Sorted views (slots), by order signature; kept in step with `slots`. */
   private orders = new Map<string, Order>();
   /** Answers of this version, by query. */
-  private results = new Map<string, { ids: number[]; total: number }>();
+  private results = new Map<string, Int32Array>();
+  /** Ids held in `results`, for its bound. */
+  private held = 0;
   private readonly heldFields: Array<{ name: string; kind: HeldKind }>;
   private readonly relations = new Map<string, number>();
   /** Languages by number (slots hold the number). */
@@ -346,6 +390,8 @@ export class PublishedIndex {
       if (entry === undefined) continue;
       let relation = this.relations.get(l.relation);
       if (relation === undefined) this.relations.set(l.relation, (relation = this.relations.size));
+      // Posting lists key a link by its relation number in six bits.
+      if (relation >= 64) this.irregular = true;
       entry.links.push(relation, Number(l.to_id));
     }
     return [...byId.values()];
@@ -361,16 +407,19 @@ export class PublishedIndex {
     }
     this.slots = slots;
     this.orders.clear();
-    this.results.clear();
+    this.forget();
   }
 
   private async reload(ids: number[]): Promise<void> {
     const found = await this.read({ ids });
     const fresh = new Map(found.map((e) => [e.id, e]));
+    let changed = false;
     for (const id of ids) {
       const old = this.slots.slotOf.get(id);
       const now = fresh.get(id);
+      // Not a published post of the type, before or now (another type's post, a draft): nothing listed changed.
       if (old === undefined && now === undefined) continue;
+      changed = true;
       // Out of every sorted view under its old values, written, then back in under the new ones.
       if (old !== undefined) for (const order of this.orders.values()) order.list.splice(locate(order, old), 1);
       if (now === undefined) {
@@ -380,27 +429,41 @@ export class PublishedIndex {
       const slot = this.slots.put(now, this.languageNumber(now.language));
       for (const order of this.orders.values()) order.list.splice(insertionPoint(order, slot), 0, slot);
     }
+    if (changed) this.forget();
+  }
+
+  /** The match lists of the version before. */
+  private forget(): void {
     this.results.clear();
+    this.held = 0;
   }
 
   // ---------------------------------------------------------------- answering
 
-  private column(field: string): Column | null {
+  /**
+   * How to read a column. `live`: through `this.slots` on each read (for
+   * sorted views, which outlive a growing store's arrays); otherwise from
+   * the arrays of now, for the tests of one synchronous walk.
+   */
+  private column(field: string, live = false): Column | null {
+    const slots = this.slots;
+    const { id, author, parent, date, values } = slots;
+    const width = this.heldFields.length;
     switch (field) {
       case "id":
-        return { name: "id", read: (s) => this.slots.id[s], kind: "int", nullable: false };
+        return { name: "id", read: live ? (s) => this.slots.id[s] : (s) => id[s], kind: "int", nullable: false };
       case "author":
-        return { name: "author", read: (s) => this.slots.author[s], kind: "int", nullable: false };
+        return { name: "author", read: live ? (s) => this.slots.author[s] : (s) => author[s], kind: "int", nullable: false };
       case "parent":
-        return { name: "parent", read: (s) => this.slots.parent[s], kind: "int", nullable: false };
+        return { name: "parent", read: live ? (s) => this.slots.parent[s] : (s) => parent[s], kind: "int", nullable: false };
       case "date":
       case "date_local":
       case "dateLocal":
-        return { name: "date_local", read: (s) => this.slots.date[s], kind: "datetime", nullable: false };
+        return { name: "date_local", read: live ? (s) => this.slots.date[s] : (s) => date[s], kind: "datetime", nullable: false };
     }
     const at = this.heldFields.findIndex((f) => f.name === field);
     if (at < 0) return null;
-    return { name: `f.${field}`, read: (s) => this.slots.value(s, at), kind: this.heldFields[at].kind, nullable: true, def: { name: field, def: this.type.fields[field] } };
+    return { name: `f.${field}`, read: live ? (s) => this.slots.value(s, at) : (s) => values[s * width + at], kind: this.heldFields[at].kind, nullable: true, def: { name: field, def: this.type.fields[field] } };
   }
 
   /** Whether the index can answer `query` exactly (ids and total); no statement is run. */
@@ -429,16 +492,26 @@ export class PublishedIndex {
    * value throws the same error).
    */
   page(query: PostQuery, perPage: number, sets: ResolvedSets): { ids: number[]; total: number } {
-    const key = JSON.stringify([query.visibility?.mode, query.status, query.ids, query.excludeIds, query.author, query.parent, query.language, query.hasPassword, query.where, sets, query.orderBy, query.page, perPage, query.noTotal]);
-    const hit = this.results.get(key);
-    if (hit !== undefined) return hit;
-    const result = this.compute(query, perPage, sets);
-    if (this.results.size >= MAX_RESULTS) this.results.clear();
-    this.results.set(key, result);
-    return result;
+    // Every page of a filter is a slice of its matches, found once per version.
+    const key = JSON.stringify([query.visibility?.mode, query.status, query.ids, query.excludeIds, query.author, query.parent, query.language, query.hasPassword, query.where, sets, query.orderBy]);
+    let matches = this.results.get(key);
+    if (matches === undefined) {
+      matches = this.matches(query, sets);
+      this.held += matches.length;
+      if (this.results.size >= MAX_RESULTS || this.held > MAX_HELD_IDS) {
+        this.results.clear();
+        this.held = matches.length;
+      }
+      this.results.set(key, matches);
+    }
+    const page = Math.max(1, Math.trunc(query.page ?? 1));
+    const unlimited = perPage <= 0;
+    const ids = unlimited ? Array.from(matches) : Array.from(matches.subarray((page - 1) * perPage, page * perPage));
+    return { ids, total: query.noTotal ? -1 : matches.length };
   }
 
-  private compute(query: PostQuery, perPage: number, sets: ResolvedSets): { ids: number[]; total: number } {
+  /** The ids of every post matching the query's conditions, in its order. */
+  private matches(query: PostQuery, sets: ResolvedSets): Int32Array {
     const tests: Predicate[] = [];
     const slots = this.slots;
     const member = (values: readonly number[]): Set<number> => new Set(storedIds(values));
@@ -509,19 +582,53 @@ export class PublishedIndex {
 
     const order = this.orderFor(query);
     const [lo, hi] = this.range(order.list, order.first, ranges);
-    const page = Math.max(1, Math.trunc(query.page ?? 1));
-    const unlimited = perPage <= 0;
-    const skip = unlimited ? 0 : (page - 1) * perPage;
-    const ids: number[] = [];
-    let total = 0;
-    const list = order.list;
-    outer: for (let i = lo; i < hi; i++) {
-      const slot = list[i];
-      for (const t of tests) if (!t(slot)) continue outer;
-      if (total >= skip && (unlimited || ids.length < perPage)) ids.push(slots.id[slot]);
-      total++;
+    const pass = (slot: number): boolean => {
+      for (const t of tests) if (!t(slot)) return false;
+      return true;
+    };
+    const candidates = this.candidates(query, sets, slots);
+    let found: number[];
+    if (candidates !== null && candidates.length < (hi - lo) / 4) {
+      // A term, link or id list narrows to a few posts: those are checked and sorted, not the whole view.
+      found = candidates.filter(pass).sort(order.compare);
+    } else {
+      found = [];
+      const list = order.list;
+      for (let i = lo; i < hi; i++) if (pass(list[i])) found.push(list[i]);
     }
-    return { ids, total: query.noTotal ? -1 : total };
+    const ids = new Int32Array(found.length);
+    for (let i = 0; i < found.length; i++) ids[i] = slots.id[found[i]];
+    return ids;
+  }
+
+  /**
+   * The fewest slots that can match, from the posting lists of one term or
+   * link condition, or the id list; null when no condition narrows (every
+   * slot may match). A superset: the tests still decide.
+   */
+  private candidates(query: PostQuery, sets: ResolvedSets, slots: Slots): number[] | null {
+    let best: number[] | null = null;
+    const consider = (slotsOf: number[]): void => {
+      if (best === null || slotsOf.length < best.length) best = slotsOf;
+    };
+    const union = (lists: Array<number[] | undefined>): number[] => {
+      const all = new Set<number>();
+      for (const l of lists) if (l !== undefined) for (const slot of l) all.add(slot);
+      return [...all];
+    };
+    if (query.ids) consider(union([storedIds(query.ids).flatMap((id) => (slots.slotOf.has(id) ? [slots.slotOf.get(id) as number] : []))]));
+    (query.tax ?? []).forEach((cond, i) => {
+      const groups = sets.tax[i];
+      const operator = cond.operator ?? "IN";
+      if (operator === "IN") consider(union([...new Set(groups.flat())].map((t) => slots.byTerm.get(t))));
+      if (operator === "AND") for (const g of groups) consider(union(g.map((t) => slots.byTerm.get(t))));
+    });
+    (query.links ?? []).forEach((cond, i) => {
+      const relation = this.relations.get(cond.relation);
+      if (cond.to === undefined) return;
+      consider(relation === undefined ? [] : union(sets.links[i].map((to) => slots.byLink.get(linkKey(relation, to)))));
+    });
+    return best;
   }
 
   /** A `where` condition as a test (null: no condition, as SQL leaves an empty NOT IN out); bounds on columns are noted in `ranges`. */
@@ -596,9 +703,9 @@ export class PublishedIndex {
   }
 
   /** The sorted view for the query's order (made once, then kept in step): SQL's order, NULL first ascending, ties by id. */
-  private orderFor(query: PostQuery): { list: number[]; first: { column: Column; dir: "asc" | "desc" } } {
+  private orderFor(query: PostQuery): { list: number[]; compare: (a: number, b: number) => number; first: { column: Column; dir: "asc" | "desc" } } {
     const asked = query.orderBy && query.orderBy.length > 0 ? query.orderBy : [{ field: "date_local", dir: "desc" as const }];
-    const keys = asked.map((o) => ({ column: this.column(o.field) as Column, dir: o.dir === "desc" ? ("desc" as const) : ("asc" as const), field: o.field }));
+    const keys = asked.map((o) => ({ column: this.column(o.field, true) as Column, dir: o.dir === "desc" ? ("desc" as const) : ("asc" as const), field: o.field }));
     const signature = keys.map((k) => `${k.field} ${k.dir}`).join(",");
     let order = this.orders.get(signature);
     if (order === undefined) {
@@ -614,9 +721,9 @@ export class PublishedIndex {
       };
       const made: Order = { compare, list: [...this.slots.slotOf.values()].sort(compare) };
       this.orders.set(signature, made);
-      return { list: made.list, first: keys[0] };
+      return { list: made.list, compare, first: keys[0] };
     }
-    return { list: order.list, first: keys[0] };
+    return { list: order.list, compare: order.compare, first: keys[0] };
   }
 
   /** The slice of a sorted view outside of which a bound on its first key cannot hold. */
