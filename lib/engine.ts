@@ -64,8 +64,8 @@ interface Shared {
   secret: string | undefined;
   /** A migration found no core table and created them all. */
   createdSchema: boolean;
-  /** Published-post indexes by post type (null: off); made on first use. */
-  publishedIndexes: Map<string, PublishedIndex> | null;
+  /** Published-post indexes by post type, null for a type without one (the map null: off); decided on first use. */
+  publishedIndexes: Map<string, PublishedIndex | null> | null;
 }
 
 /** Attempts of an internal write transaction that hit a deadlock / busy database. */
@@ -225,10 +225,10 @@ export class Engine implements EngineApi {
     if (indexes === null || this.readCache === null) return null;
     let index = indexes.get(type);
     if (index === undefined) {
+      // Decided once per type: list queries of other types ask on every call.
       const registered = this.registry.postType(type);
-      const changes = this.dialect.tagChanges(this.shared.root, this.tables);
-      if (registered.config.publishedIndex !== true || changes === null) return null;
-      index = new PublishedIndex(this.shared.root, this.tables, registered, changes);
+      const changes = registered.config.publishedIndex === true ? this.dialect.tagChanges(this.shared.root, this.tables) : null;
+      index = changes === null ? null : new PublishedIndex(this.shared.root, this.tables, registered, changes);
       indexes.set(type, index);
     }
     return index;

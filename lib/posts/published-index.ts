@@ -81,8 +81,6 @@ interface Column {
   /** The value in a slot. */
   read: (slot: number) => number;
   kind: HeldKind | "int";
-  /** Typed fields are NULL when the post has no field row; core columns never are. */
-  nullable: boolean;
   def?: { name: string; def: RegisteredPostType["fields"][string] };
 }
 
@@ -451,19 +449,19 @@ export class PublishedIndex {
     const width = this.heldFields.length;
     switch (field) {
       case "id":
-        return { name: "id", read: live ? (s) => this.slots.id[s] : (s) => id[s], kind: "int", nullable: false };
+        return { name: "id", read: live ? (s) => this.slots.id[s] : (s) => id[s], kind: "int" };
       case "author":
-        return { name: "author", read: live ? (s) => this.slots.author[s] : (s) => author[s], kind: "int", nullable: false };
+        return { name: "author", read: live ? (s) => this.slots.author[s] : (s) => author[s], kind: "int" };
       case "parent":
-        return { name: "parent", read: live ? (s) => this.slots.parent[s] : (s) => parent[s], kind: "int", nullable: false };
+        return { name: "parent", read: live ? (s) => this.slots.parent[s] : (s) => parent[s], kind: "int" };
       case "date":
       case "date_local":
       case "dateLocal":
-        return { name: "date_local", read: live ? (s) => this.slots.date[s] : (s) => date[s], kind: "datetime", nullable: false };
+        return { name: "date_local", read: live ? (s) => this.slots.date[s] : (s) => date[s], kind: "datetime" };
     }
     const at = this.heldFields.findIndex((f) => f.name === field);
     if (at < 0) return null;
-    return { name: `f.${field}`, read: live ? (s) => this.slots.value(s, at) : (s) => values[s * width + at], kind: this.heldFields[at].kind, nullable: true, def: { name: field, def: this.type.fields[field] } };
+    return { name: `f.${field}`, read: live ? (s) => this.slots.value(s, at) : (s) => values[s * width + at], kind: this.heldFields[at].kind, def: { name: field, def: this.type.fields[field] } };
   }
 
   /** Whether the index can answer `query` exactly (ids and total); no statement is run. */
