@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import express from "express";
+import type { Knex } from "knex";
 import { createSite, Site, SiteOptions } from "../../lib/site";
 import { loadFixture, resolveFixture } from "../../lib/fixtures";
 import type { Fixture } from "../../lib/fixtures";
@@ -41,7 +42,7 @@ export interface TestSite {
   ns: string;
   /** Known application passwords of the loaded fixture, by login. */
   users: Record<string, Credentials>;
-  /** The database target the site runs on. */
+  /** The database target the site runs on (a host's knex: its filename or client name). */
   target: string;
   // Response bodies default to `any` on purpose: tests assert on arbitrary
   // JSON shapes, and a cast per assertion would hide nothing the asserts don't check.
@@ -52,8 +53,8 @@ export interface TestSite {
 }
 
 export interface StartOptions extends Partial<SiteOptions> {
-  /** Database target (default `:memory:`). */
-  target?: string;
+  /** Database target (default `:memory:`), or a host's own knex instance. */
+  target?: string | Knex;
   /** A fixture name under fixtures/, a path, or a fixture object. */
   fixture?: string | Fixture;
   /** "Now" for relative fixture dates. */
@@ -95,6 +96,7 @@ function fixtureUsers(fixture: unknown): Record<string, Credentials> {
 export async function startTestSite(opts: StartOptions = {}): Promise<TestSite> {
   const { target = ":memory:", fixture, now, ...siteOptions } = opts;
   const site = await createSite({ ...siteOptions, db: target });
+  const targetName = typeof target === "string" ? target : String((target.client.config.connection as { filename?: string } | undefined)?.filename ?? target.client.config.client);
   let users: Record<string, Credentials> = {};
   if (fixture !== undefined) {
     const data: Fixture =
@@ -149,7 +151,7 @@ export async function startTestSite(opts: StartOptions = {}): Promise<TestSite> 
     root,
     ns,
     users,
-    target,
+    target: targetName,
     request,
     get: (path, ro) => request("GET", path, ro),
     post: (path, ro) => request("POST", path, ro),

@@ -1,21 +1,138 @@
 import { isReadStatement } from "../read-statement";
 
 /**
- * A new SQLite connection: WAL keeps readers from blocking the writer;
- * foreign_keys is off by default in SQLite; busy_timeout lets a second
- * process wait its turn. `optimize` (0x10002: look at every table) runs
+ * A new SQLite connection (better-sqlite3, calpress's own, or node-sqlite3,
+ * a host's knex): WAL keeps readers from blocking the writer; foreign_keys
+ * is off by default in SQLite; a second writer waits its turn. `optimize` (0x10002: look at every table) runs
  * ANALYZE where the statistics are missing or stale: without them SQLite
  * guesses that `type = ? AND status = ?` picks a handful of posts and plans
  * the event lists and the venue filters around that index (tens of ms to
  * seconds at 100k events instead of well under a millisecond).
  */
 export function setUpSqliteConnection(conn: unknown, done: (err: Error | null) => void): void {
+  if (isSyncDriver(conn)) {
+    try {
+      setUpSyncConnection(conn);
+      done(null);
+    } catch (err) {
+      done(err as Error);
+    }
+    return;
+  }
   const db = conn as { exec(sql: string, cb: (err: Error | null) => void): void };
-  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA optimize = 0x10002;", (err) => {
+  db.exec(`PRAGMA journal_mode = WAL; ${COMMON_PRAGMAS} PRAGMA busy_timeout = 0;`, (err) => {
     if (!err && isStatementDriver(conn)) cacheReadStatements(conn);
     done(err);
   });
 }
+
+const COMMON_PRAGMAS = "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA optimize = 0x10002;";
+
+// ------------------------------------------------------------------ better-sqlite3 (the default)
+
+/** What the set-up uses of a better-sqlite3 Database and Statement. */
+interface SyncStatement {
+  readonly reader: boolean;
+  all(...params: unknown[]): unknown[];
+  run(...params: unknown[]): unknown;
+  safeIntegers(on?: boolean): SyncStatement;
+}
+interface SyncDatabase {
+  readonly memory: boolean;
+  prepare(sql: string): SyncStatement;
+  exec(sql: string): unknown;
+  pragma(sql: string, options?: { simple?: boolean }): unknown;
+}
+
+function isSyncDriver(conn: unknown): conn is SyncDatabase {
+  const c = conn as Partial<Record<"pragma" | "prepare", unknown>>;
+  return typeof c.pragma === "function" && typeof c.prepare === "function";
+}
+
+/** Prepared statements kept per better-sqlite3 connection (reads and writes: preparing is a third of a short statement's time). */
+const SYNC_STATEMENT_CACHE_SIZE = 128;
+/** How long a statement waits for another writer (the busy timeout of the node-sqlite3 path), in ms. */
+const BUSY_WAIT_MS = 5000;
+
+/**
+ * The site's own SQLite connections run on better-sqlite3: a statement runs
+ * on the event loop, with no hop through the thread pool (on a busy 2-core
+ * machine the hop, not SQLite, was most of a short statement's cost, and
+ * the revision check ran on every request).
+ *
+ * Being synchronous, a connection must never *wait* for a lock inside
+ * SQLite: a writer holding a transaction on another pooled connection of
+ * this process can only finish once the event loop is free, so SQLite's
+ * own busy wait would stall both until it timed out. The busy timeout is
+ * therefore 0, and a statement that finds the database locked
+ * (SQLITE_BUSY: only BEGIN IMMEDIATE and writes outside a transaction can,
+ * WAL readers never wait) is tried again after a short asynchronous pause,
+ * for up to BUSY_WAIT_MS in all, then fails as before. knex awaits what
+ * `run`/`all` return, so the retry is a promise only when one is needed.
+ *
+ * Every transaction begins IMMEDIATE, as on the node-sqlite3 path below.
+ */
+function setUpSyncConnection(db: SyncDatabase): void {
+  if (!db.memory) db.pragma("journal_mode = WAL");
+  db.exec(`${COMMON_PRAGMAS} PRAGMA busy_timeout = 0;`);
+  const cache = new Map<string, SyncStatement>();
+  const prepare = db.prepare.bind(db);
+  const cached = (sql: string): SyncStatement => {
+    const hit = cache.get(sql);
+    if (hit) {
+      // Most recently used last.
+      cache.delete(sql);
+      cache.set(sql, hit);
+      return hit;
+    }
+    const stmt = prepare(sql);
+    cache.set(sql, stmt);
+    if (cache.size > SYNC_STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    return stmt;
+  };
+  db.prepare = (sql: string): SyncStatement => {
+    const stmt = cached(sql === "BEGIN;" ? "BEGIN IMMEDIATE;" : sql);
+    // A fresh facade per call: knex may set safeIntegers on what it is given; the kept statement is shared.
+    return {
+      reader: stmt.reader,
+      safeIntegers(on?: boolean) {
+        stmt.safeIntegers(on);
+        return this;
+      },
+      all: (...params: unknown[]) => whenFree(() => stmt.all(...params)) as unknown[],
+      run: (...params: unknown[]) => whenFree(() => stmt.run(...params)),
+    };
+  };
+}
+
+function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
+
+/** `work()` now, or, when the database is locked by another writer, a promise of it tried again shortly. */
+function whenFree<T>(work: () => T): T | Promise<T> {
+  try {
+    return work();
+  } catch (err) {
+    if (!isBusy(err)) throw err;
+    return retryWhenFree(work);
+  }
+}
+
+async function retryWhenFree<T>(work: () => T): Promise<T> {
+  const deadline = Date.now() + BUSY_WAIT_MS;
+  for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    try {
+      return work();
+    } catch (err) {
+      if (!isBusy(err) || Date.now() >= deadline) throw err;
+    }
+  }
+}
+
+// ------------------------------------------------------------------ node-sqlite3 (a host's own knex)
 
 type RowsCallback = (this: unknown, err: Error | null, rows: unknown[]) => void;
 

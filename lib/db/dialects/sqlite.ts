@@ -22,15 +22,16 @@ function configFromTarget(target: string): Knex.Config | null {
   if (file === "") throw new DbTargetError("empty SQLite path");
   const filename = file === ":memory:" ? ":memory:" : path.resolve(file);
   return {
-    client: "sqlite3",
+    // better-sqlite3: statements run on the event loop (./sqlite-connection.ts says why and how writers wait).
+    client: "better-sqlite3",
     connection: { filename },
     useNullAsDefault: true,
     // An in-memory database exists once per connection: one connection.
     // A file in WAL mode: several, so that reads run side by side (each
     // sees the last commit) instead of queueing behind each other and behind
     // a writer on one connection. Writers still take turns: every
-    // transaction begins IMMEDIATE (./sqlite-connection.ts), and SQLite's busy
-    // timeout queues the others.
+    // transaction begins IMMEDIATE (./sqlite-connection.ts), and the others
+    // try again shortly.
     pool: filename === ":memory:" ? { min: 1, max: 1 } : { min: 1, max: FILE_CONNECTIONS },
   };
 }
@@ -59,18 +60,14 @@ function revisionSource(k: Knex): RevisionSource {
   const filename = connectionFilename(k);
   const privateMemory = filename === ":memory:";
   const watchedFile = filename !== null && !privateMemory ? filename : null;
-  let watcher: Promise<WatcherDatabase> | null = null;
+  let watcher: WatcherDatabase | null = null;
   /** Tokens handed out while the watcher cannot answer: never equal, so nothing is reused. */
   let unanswered = 0;
 
-  const watchedVersion = async (file: string): Promise<string> => {
+  const watchedVersion = (file: string): string => {
     try {
       watcher ??= openWatcher(file);
-      const db = await watcher;
-      const row = await new Promise<{ data_version?: number } | undefined>((resolve, reject) =>
-        db.get("PRAGMA data_version", (err, r) => (err ? reject(err) : resolve(r as { data_version?: number } | undefined))),
-      );
-      return String(row?.data_version ?? "");
+      return String(watcher.pragma("data_version", { simple: true }) ?? "");
     } catch {
       watcher = null;
       return `unanswered-${++unanswered}`;
@@ -93,29 +90,22 @@ function revisionSource(k: Knex): RevisionSource {
     async close() {
       const open = watcher;
       watcher = null;
-      if (open === null) return;
-      try {
-        const db = await open;
-        await new Promise<void>((resolve) => db.close(() => resolve()));
-      } catch {
-        // It never opened: nothing to close.
-      }
+      open?.close();
     },
   };
 }
 
 interface WatcherDatabase {
-  get(sql: string, cb: (err: Error | null, row: unknown) => void): unknown;
-  close(cb: (err: Error | null) => void): unknown;
+  pragma(sql: string, options: { simple: true }): unknown;
+  close(): unknown;
 }
 
-function openWatcher(file: string): Promise<WatcherDatabase> {
-  return new Promise((resolve, reject) => {
-    // Loaded here: only SQLite files need it, and it is a dependency of calpress either way.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const sqlite3 = require("sqlite3") as typeof import("sqlite3");
-    const db = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(db)));
-  });
+/** A connection of its own for `data_version` (better-sqlite3: a pragma is a plain call, no thread-pool round trip per request). */
+function openWatcher(file: string): WatcherDatabase {
+  // Loaded here: only SQLite files need it, and it is a dependency of calpress either way.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Database = require("better-sqlite3") as typeof import("better-sqlite3");
+  return new Database(file, { fileMustExist: true, timeout: 0 });
 }
 
 // ------------------------------------------------------------------ bulk loads

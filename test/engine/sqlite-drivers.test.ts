@@ -1,0 +1,114 @@
+/**
+ * SQLite through its two drivers: calpress opens its own files with
+ * better-sqlite3 (statements run on the event loop, so a writer that finds
+ * the file locked must wait asynchronously: lib/db/dialects/sqlite-connection.ts),
+ * and a host may hand over its own knex on node-sqlite3.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { expect } from "chai";
+import Database from "better-sqlite3";
+import knexFactory from "knex";
+import { startTestSite, type TestSite } from "../support/site";
+
+let n = 0;
+function tempFile(): string {
+  n += 1;
+  return path.join(os.tmpdir(), `calpress_drivers_${process.pid}_${n}.sqlite`);
+}
+function removeFile(file: string): void {
+  for (const suffix of ["", "-wal", "-shm", "-journal"]) fs.rmSync(file + suffix, { force: true });
+}
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("SQLite drivers", () => {
+  describe("calpress's own connections (better-sqlite3)", () => {
+    const file = tempFile();
+    let t: TestSite;
+    before(async () => {
+      t = await startTestSite({ target: file, fixture: "minimal" });
+    });
+    after(async () => {
+      await t.close();
+      removeFile(file);
+    });
+
+    it("a write that finds the file locked by another process waits without blocking the event loop, then lands", async () => {
+      const other = new Database(file);
+      try {
+        other.exec("BEGIN IMMEDIATE");
+        let ticks = 0;
+        const timer = setInterval(() => ticks++, 10);
+        let settled = false;
+        const pending = t.post("/venues", { as: "admin", json: { venue: "Locked Hall" } }).finally(() => (settled = true));
+        await sleep(300);
+        clearInterval(timer);
+        // A synchronous busy wait would have frozen this process (the test's timers included) until SQLite gave up.
+        expect(ticks, "timer ticks while the write waited").to.be.greaterThan(10);
+        expect(settled, "the write waits for the lock").to.equal(false);
+        other.exec("COMMIT");
+        const res = await pending;
+        expect(res.status, res.text).to.equal(201);
+        expect((await t.get(`/venues/${res.body.id}`)).body.venue).to.equal("Locked Hall");
+      } finally {
+        if (other.inTransaction) other.exec("ROLLBACK");
+        other.close();
+      }
+    });
+
+    it("a write waits for a transaction held open on another connection of the same process", async () => {
+      const k = t.site.engine.knex;
+      const venues = t.site.engine.tables.posts;
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let inside!: () => void;
+      const started = new Promise<void>((resolve) => (inside = resolve));
+      const transaction = k.transaction(async (trx) => {
+        await trx(venues).where({ type: "tribe_venue" }).update({ menu_order: 0 });
+        inside();
+        await held;
+      });
+      await started;
+      const pending = t.post("/venues", { as: "admin", json: { venue: "Second Writer Hall" } });
+      await sleep(100);
+      release();
+      await transaction;
+      const res = await pending;
+      expect(res.status, res.text).to.equal(201);
+    });
+  });
+
+  describe("a host's knex on node-sqlite3", () => {
+    const file = tempFile();
+    let t: TestSite;
+    const host = knexFactory({ client: "sqlite3", connection: { filename: file }, useNullAsDefault: true });
+    before(async () => {
+      t = await startTestSite({ target: host, fixture: "minimal" });
+    });
+    after(async () => {
+      await t.close();
+      await host.destroy();
+      removeFile(file);
+    });
+
+    it("creates, lists, updates and reads events, each write visible to the next read", async () => {
+      const created = await t.post("/events", {
+        as: "admin",
+        json: { title: "Host Driver Night", status: "publish", start_date: "2030-05-01 19:00:00", end_date: "2030-05-01 21:00:00" },
+      });
+      expect(created.status, created.text).to.equal(201);
+      const listed = await t.get("/events", { query: { start_date: "2030-05-01", end_date: "2030-05-02" } });
+      expect(listed.body.events.map((e: { id: number }) => e.id)).to.include(created.body.id);
+      const updated = await t.post(`/events/${created.body.id}`, { as: "admin", json: { title: "Host Driver Night, Again" } });
+      expect(updated.status, updated.text).to.equal(200);
+      expect((await t.get(`/events/${created.body.id}`)).body.title).to.equal("Host Driver Night, Again");
+      const again = await t.get("/events", { query: { start_date: "2030-05-01", end_date: "2030-05-02" } });
+      expect(again.body.events.find((e: { id: number }) => e.id === created.body.id).title).to.equal("Host Driver Night, Again");
+    });
+
+    it("is the host's client, not calpress's own", () => {
+      expect(t.site.engine.knex.client.config.client).to.equal("sqlite3");
+    });
+  });
+});
