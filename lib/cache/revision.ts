@@ -178,9 +178,8 @@ export class ReadCache {
    * when stored under that token, else computed and stored. `size` is what
    * the value holds (rows), for the bound.
    */
-  async get<T>(token: string, query: Knex.QueryBuilder | Knex.Raw, compute: () => Promise<T>, size: (value: T) => number): Promise<T> {
-    const { sql, bindings } = query.toSQL();
-    const key = `${sql}\u0000${JSON.stringify(bindings)}`;
+  async get<T>(token: string, query: Knex.QueryBuilder | Knex.Raw | ReadKey, compute: () => Promise<T>, size: (value: T) => number): Promise<T> {
+    const key = query instanceof ReadKey ? query.key : sqlKey(query);
     const hit = this.entries.get(key);
     if (hit && hit.token === token) {
       // Most recently used last.
@@ -222,5 +221,23 @@ export class ReadCache {
       this.entries.delete(oldest[0]);
       this.held -= oldest[1].size;
     }
+  }
+}
+
+function sqlKey(query: Knex.QueryBuilder | Knex.Raw): string {
+  const { sql, bindings } = query.toSQL();
+  return `${sql}\u0000${JSON.stringify(bindings)}`;
+}
+
+/**
+ * A read named without its SQL, for a result computed by several statements
+ * or whose statement costs more to build than the name: `what` says what was
+ * read, `of` its arguments (JSON). It never equals an SQL key (those start
+ * with a statement, these with a U+0001).
+ */
+export class ReadKey {
+  readonly key: string;
+  constructor(what: string, of: unknown) {
+    this.key = `\u0001${what}\u0000${JSON.stringify(of)}`;
   }
 }

@@ -1163,6 +1163,25 @@ function act(rule: RuleName, text: string, t: Parsed): void {
 }
 
 /** Runs timelib's scanner over `input`; the result carries an error count. */
+/** Scans kept by text (at most SCANS_KEPT): list URLs repeat the same few date strings, and scanning is most of a parse. */
+const scansKept = new Map<string, Parsed>();
+const SCANS_KEPT = 512;
+
+/**
+ * `scan(input)`, from the kept scans when the same text was scanned before.
+ * `scan` depends on the text alone; the caller fills and changes the result,
+ * so it gets a copy (`zone` is an immutable luxon Zone, shared).
+ */
+function scanKept(input: string): Parsed {
+  let kept = scansKept.get(input);
+  if (kept === undefined) {
+    kept = scan(input);
+    if (scansKept.size >= SCANS_KEPT) scansKept.delete(scansKept.keys().next().value as string);
+    scansKept.set(input, kept);
+  }
+  return { ...kept, rel: { ...kept.rel } };
+}
+
 function scan(input: string): Parsed {
   const t = newParsed();
   let start = 0;
@@ -1442,7 +1461,7 @@ function toMillis(now: DateTime | Date | number): number {
 export function strtotime(input: string, opts: { zone: string; now: DateTime | Date | number }): DateTime | null {
   const zone = resolveZone(opts.zone);
   const nowMs = toMillis(opts.now);
-  const t = scan(input);
+  const t = scanKept(input);
   if (t.errors > 0) return null;
 
   const now = DateTime.fromMillis(nowMs, { zone });
@@ -1508,6 +1527,6 @@ export function parseApiDate(input: string | number, opts: { zone: string; now?:
  */
 export function hasExplicitOffset(input: string): boolean {
   if (/^\d+$/.test(input.trim())) return true;
-  const t = scan(input);
+  const t = scanKept(input);
   return t.errors === 0 && t.zoneType !== ZONE_NONE;
 }

@@ -1,4 +1,5 @@
 import { DateTime, FixedOffsetZone, IANAZone, Zone } from "luxon";
+import { utcSqlMillis } from "../dates/format";
 import { EngineError } from "../engine-errors";
 
 /** WordPress's storage format for post dates. */
@@ -70,9 +71,9 @@ export function formatLocal(now: Date, zone: Zone): string {
   return DateTime.fromJSDate(now).setZone(zone).toFormat(SQL_FORMAT);
 }
 
-/** Milliseconds since the epoch of a stored UTC date. */
+/** Milliseconds since the epoch of a stored UTC date (without luxon's format parser, which costs more than the rest of a write's date work). */
 export function utcMillis(utc: string): number {
-  return DateTime.fromFormat(utc, SQL_FORMAT, { zone: FixedOffsetZone.utcInstance }).toMillis();
+  return utcSqlMillis(utc);
 }
 
 export interface DerivedDates {

@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import { storedIds } from "../db/ids";
+import { ReadKey } from "../cache/revision";
 import { trigramMatch } from "../db/search-index";
 import type { EngineContext } from "../engine-context";
 import { EngineError, hasNul } from "../engine-errors";
@@ -144,13 +145,16 @@ export class PostQueries {
       // The index starts over on its next use; this read asks the database.
       return null;
     }
-    const remember: Remember = (q, compute, size) => cache.get(token, q, compute, size);
     const tax: number[][][] = [];
     for (const cond of query.tax ?? []) {
       this.e.registry.taxonomy(cond.taxonomy);
       const operator = cond.operator ?? "IN";
       if (operator !== "IN" && operator !== "AND" && operator !== "NOT IN") throw new EngineError("invalid_input", `unknown tax operator: ${String(operator)}`);
-      tax.push(await this.e.terms.expandTermIds(cond.taxonomy, uniqueInts(cond.terms, "tax terms"), { translations: cond.translations === true, children: cond.includeChildren === true, remember }));
+      const ids = uniqueInts(cond.terms, "tax terms");
+      const opts = { translations: cond.translations === true, children: cond.includeChildren === true };
+      // The whole expansion under one name: no statement is built (or run) while the revision is unchanged. Read only, like every cached value.
+      const key = new ReadKey("expandTermIds", [cond.taxonomy, ids, opts.translations, opts.children]);
+      tax.push(await cache.get(token, key, () => this.e.terms.expandTermIds(cond.taxonomy, ids, opts), (groups) => groups.reduce((n, g) => n + g.length, 1)));
     }
     const links: number[][] = [];
     for (const cond of query.links ?? []) {

@@ -34,6 +34,14 @@ describe("dates/strtotime: PHP vectors (test/vectors/dates.json)", () => {
       expect(read(c.input, c.zone, c.base_utc)).to.deep.equal({ local: c.local, utc: c.utc });
     });
   }
+
+  it("reads every case the same again, in reverse order, when its text was scanned before (kept scans are copied, never changed)", () => {
+    const wrong = [...vectors.cases].reverse().filter((c) => {
+      const again = read(c.input, c.zone, c.base_utc);
+      return again.local !== c.local || again.utc !== c.utc;
+    });
+    expect(wrong.map((c) => `${c.zone} | ${c.base_utc} | ${c.input}`)).to.deep.equal([]);
+  });
 });
 
 describe("dates/strtotime: neighbouring forms", () => {

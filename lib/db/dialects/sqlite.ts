@@ -67,7 +67,7 @@ function revisionSource(k: Knex): RevisionSource {
   const watchedVersion = (file: string): string => {
     try {
       watcher ??= openWatcher(file);
-      return String(watcher.pragma("data_version", { simple: true }) ?? "");
+      return String(watcher.version() ?? "");
     } catch {
       watcher = null;
       return `unanswered-${++unanswered}`;
@@ -96,7 +96,7 @@ function revisionSource(k: Knex): RevisionSource {
 }
 
 interface WatcherDatabase {
-  pragma(sql: string, options: { simple: true }): unknown;
+  version(): unknown;
   close(): unknown;
 }
 
@@ -105,7 +105,10 @@ function openWatcher(file: string): WatcherDatabase {
   // Loaded here: only SQLite files need it, and it is a dependency of calpress either way.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const Database = require("better-sqlite3") as typeof import("better-sqlite3");
-  return new Database(file, { fileMustExist: true, timeout: 0 });
+  const db = new Database(file, { fileMustExist: true, timeout: 0 });
+  // Prepared once: `db.pragma()` would prepare it on every request.
+  const dataVersion = db.prepare("PRAGMA data_version").pluck();
+  return { version: () => dataVersion.get(), close: () => db.close() };
 }
 
 // ------------------------------------------------------------------ bulk loads
