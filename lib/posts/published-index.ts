@@ -25,7 +25,8 @@ import { visibilityRules } from "./visibility";
  * or `status: ["publish"]`), conditions on the numeric, boolean and date
  * fields the type indexes and on id, author, parent, language, password,
  * publication date, terms and links to given posts, ordered by those fields.
- * Anything else (search, other statuses, text fields, reverse links) is
+ * A search is answered from the ids the database finds for it (the index
+ * holds no text). Anything else (other statuses, text fields, reverse links) is
  * answered by SQL as before: `plan` says which.
  */
 
@@ -115,6 +116,8 @@ function locate(order: Order, slot: number): number {
 export interface ResolvedSets {
   tax: number[][][];
   links: number[][];
+  /** The published posts of the type that match the query's search, as the database decided (the index holds no text); absent: no search. */
+  search?: readonly number[];
 }
 
 const ROW_CHUNK = 500;
@@ -475,7 +478,7 @@ export class PublishedIndex {
       if (rules.length !== 1 || rules[0].authorOnly !== undefined || rules[0].statuses.length !== 1 || rules[0].statuses[0] !== "publish") return false;
       if (query.status && !query.status.includes("publish")) return false;
     } else if (!(query.status?.length === 1 && query.status[0] === "publish")) return false;
-    if (query.search !== undefined && query.search.trim() !== "") return false;
+    // A search is answered with the matching ids read from the database (ResolvedSets.search).
     if (query.search !== undefined && query.search.includes("\u0000")) return false;
     for (const c of query.where ?? []) if (this.column(c.field) === null) return false;
     for (const l of query.links ?? []) if (l.from !== undefined || l.linkedBy !== undefined) return false;
@@ -490,6 +493,8 @@ export class PublishedIndex {
    * value throws the same error).
    */
   page(query: PostQuery, perPage: number, sets: ResolvedSets): { ids: number[]; total: number } {
+    // A search's matches come with the request (from the database, under its revision): found anew, not kept.
+    if (sets.search !== undefined) return this.slice(query, perPage, this.matches(query, sets));
     // Every page of a filter is a slice of its matches, found once per version.
     const key = JSON.stringify([query.visibility?.mode, query.status, query.ids, query.excludeIds, query.author, query.parent, query.language, query.hasPassword, query.where, sets, query.orderBy]);
     let matches = this.results.get(key);
@@ -502,6 +507,10 @@ export class PublishedIndex {
       }
       this.results.set(key, matches);
     }
+    return this.slice(query, perPage, matches);
+  }
+
+  private slice(query: PostQuery, perPage: number, matches: Int32Array): { ids: number[]; total: number } {
     const page = Math.max(1, Math.trunc(query.page ?? 1));
     const unlimited = perPage <= 0;
     const ids = unlimited ? Array.from(matches) : Array.from(matches.subarray((page - 1) * perPage, page * perPage));
@@ -516,6 +525,10 @@ export class PublishedIndex {
     if (query.ids) {
       const ids = member(query.ids);
       tests.push((s) => ids.has(slots.id[s]));
+    }
+    if (sets.search !== undefined) {
+      const found = new Set(sets.search);
+      tests.push((s) => found.has(slots.id[s]));
     }
     const excluded = member(query.excludeIds ?? []);
     if (excluded.size > 0) tests.push((s) => !excluded.has(slots.id[s]));
@@ -614,7 +627,9 @@ export class PublishedIndex {
       for (const l of lists) if (l !== undefined) for (const slot of l) all.add(slot);
       return [...all];
     };
-    if (query.ids) consider(union([storedIds(query.ids).flatMap((id) => (slots.slotOf.has(id) ? [slots.slotOf.get(id) as number] : []))]));
+    const slotsOf = (ids: readonly number[]): number[] => ids.flatMap((id) => (slots.slotOf.has(id) ? [slots.slotOf.get(id) as number] : []));
+    if (query.ids) consider(union([slotsOf(storedIds(query.ids))]));
+    if (sets.search !== undefined) consider(slotsOf(sets.search));
     (query.tax ?? []).forEach((cond, i) => {
       const groups = sets.tax[i];
       const operator = cond.operator ?? "IN";

@@ -161,14 +161,31 @@ export class PostQueries {
       const to = cond.to === undefined ? [] : uniqueInts(cond.to, "link to");
       links.push(cond.translations ? await this.translationsOf(to) : storedIds(to));
     }
+    const search = await this.searchIds(query, (q, compute, size) => cache.get(token, q, compute, size));
     const perPage = query.perPage ?? (await this.e.options.postsPerPage());
     if (query.status) for (const s of query.status) if (!POST_STATUSES.includes(s)) throw new EngineError("invalid_status", `unknown status: ${s}`);
     try {
-      return index.page(query, perPage, { tax, links });
+      return index.page(query, perPage, { tax, links, search });
     } catch (err) {
       if (isNotComparable(err)) return null;
       throw err;
     }
+  }
+
+  /**
+   * For the published index: the ids of every post the query's search finds
+   * among those its type, status and visibility allow, in one statement
+   * (no order, no page, no count, no join but the search's own): the index
+   * applies the rest. Undefined without a search.
+   */
+  private async searchIds(query: PostQuery, remember: Remember): Promise<number[] | undefined> {
+    if (query.search === undefined || query.search.trim() === "") return undefined;
+    const searchOnly: PostQuery = { type: query.type, status: query.status, visibility: query.visibility, search: query.search, searchAs: query.searchAs, searchMode: query.searchMode };
+    const built = await this.buildQuery(searchOnly, remember);
+    built.narrow?.(built.qb);
+    const qb = built.qb.select("p.id");
+    const rows = await remember(qb, async (): Promise<JoinedRow[]> => qb, (r) => Math.ceil(r.length / ID_ROWS_PER_ROW));
+    return rows.map((r) => Number(r.id));
   }
 
   /** The rows of one page (whole posts with their typed fields, or `p.id` alone) and the total. */

@@ -49,7 +49,8 @@ forEachDatabase("calendar: published index", (db) => {
     const tags = (await t.get("/tags", { query: { per_page: 50 } })).body.tags as Array<{ id: number; slug: string }>;
     const venues = (await t.get("/venues", { query: { per_page: 50 } })).body.venues as Array<{ id: number }>;
     const organizers = (await t.get("/organizers", { query: { per_page: 50 } })).body.organizers as Array<{ id: number }>;
-    const events = (await t.get("/events", { query: { per_page: 50 } })).body.events as Array<{ id: number }>;
+    const events = (await t.get("/events", { query: { per_page: 50 } })).body.events as Array<{ id: number; title: string }>;
+    const titleWords = [...new Set(events.flatMap((e) => e.title.toLowerCase().split(/[^a-z]+/)).filter((w) => w.length > 3))];
     const parent = categories.find((c) => categories.some((d) => d.parent === c.id));
     const day = (n: number): string => dayAt(n, "00:00:00").slice(0, 10);
     queries = [
@@ -75,8 +76,16 @@ forEachDatabase("calendar: published index", (db) => {
       ...venues.slice(0, 4).map((v) => `?venue=${v.id}&per_page=20`),
       ...organizers.slice(0, 3).map((o) => `?organizer=${o.id}`),
       categories.length > 0 && venues.length > 0 ? `?categories=${categories[0].id}&venue=${venues[0].id}` : "?venue=1",
-      // Answered by SQL (search): the same either way, and the index must not get in the way.
+      // Searches: the ids from one statement, the rest from the index (lib/posts/query.ts searchIds).
       "?search=a",
+      "?search=night",
+      "?search=index%20night",
+      "?search=night%20-index",
+      "?search=zzqxv",
+      ...titleWords.slice(0, 4).map((w) => `?search=${w}&per_page=3`),
+      titleWords.length > 1 ? `?search=${titleWords[1]}&per_page=1&page=2` : "?search=e&page=2",
+      categories.length > 0 ? `?search=e&categories=${categories[0].id}&per_page=50` : "?search=e",
+      `?search=e&start_date=${day(-400)}&end_date=${day(400)}&per_page=50`,
     ];
   });
 
