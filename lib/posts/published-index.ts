@@ -26,7 +26,9 @@ import { visibilityRules } from "./visibility";
  * fields the type indexes and on id, author, parent, language, password,
  * publication date, terms and links to given posts, ordered by those fields.
  * A search is answered from the ids the database finds for it (the index
- * holds no text). Anything else (other statuses, text fields, reverse links) is
+ * holds no text). The posts its posts link to answer another type's
+ * `linkedBy` condition (`linkTargets`). Anything else (other statuses,
+ * text fields, reverse links) is
  * answered by SQL as before: `plan` says which.
  */
 
@@ -493,8 +495,40 @@ export class PublishedIndex {
    * value throws the same error).
    */
   page(query: PostQuery, perPage: number, sets: ResolvedSets): { ids: number[]; total: number } {
+    return this.slice(query, perPage, this.keptMatches(query, sets));
+  }
+
+  /**
+   * The posts that the posts matching `query` (which `answers` accepted, with
+   * no term or link conditions) link to through `relation`, ascending: a
+   * `linkedBy` condition of another type's query, answered without a join.
+   */
+  linkTargets(query: PostQuery, relation: string): number[] {
+    const matches = this.keptMatches(query, { tax: [], links: [] });
+    let byRelation = this.targets.get(matches);
+    if (byRelation === undefined) this.targets.set(matches, (byRelation = new Map()));
+    let found = byRelation.get(relation);
+    if (found === undefined) {
+      const number = this.relations.get(relation);
+      const to = new Set<number>();
+      if (number !== undefined) {
+        for (const id of matches) {
+          const links = this.slots.links[this.slots.slotOf.get(id) as number];
+          for (let j = 0; j < links.length; j += 2) if (links[j] === number) to.add(links[j + 1]);
+        }
+      }
+      found = [...to].sort((a, b) => a - b);
+      byRelation.set(relation, found);
+    }
+    return found;
+  }
+
+  /** Link targets found per kept match list (they go with it). */
+  private readonly targets = new WeakMap<Int32Array, Map<string, number[]>>();
+
+  private keptMatches(query: PostQuery, sets: ResolvedSets): Int32Array {
     // A search's matches come with the request (from the database, under its revision): found anew, not kept.
-    if (sets.search !== undefined) return this.slice(query, perPage, this.matches(query, sets));
+    if (sets.search !== undefined) return this.matches(query, sets);
     // Every page of a filter is a slice of its matches, found once per version.
     const key = JSON.stringify([query.visibility?.mode, query.status, query.ids, query.excludeIds, query.author, query.parent, query.language, query.hasPassword, query.where, sets, query.orderBy]);
     let matches = this.results.get(key);
@@ -507,7 +541,7 @@ export class PublishedIndex {
       }
       this.results.set(key, matches);
     }
-    return this.slice(query, perPage, matches);
+    return matches;
   }
 
   private slice(query: PostQuery, perPage: number, matches: Int32Array): { ids: number[]; total: number } {

@@ -31,6 +31,8 @@ interface BuiltQuery {
 const NARROW_ROWS_MAX = 500;
 /** How many rows of a page of ids weigh one row of posts in the read cache's bound. */
 const ID_ROWS_PER_ROW = 25;
+/** At most this many linked posts are named in a statement (bound parameters) in place of a linkedBy subquery. */
+const MAX_NAMED_TARGETS = 5000;
 
 /** Whether a condition on a nullable column can only hold for a non-NULL value. */
 function rejectsNull(cond: FieldCondition): boolean {
@@ -170,6 +172,33 @@ export class PostQueries {
       if (isNotComparable(err)) return null;
       throw err;
     }
+  }
+
+  /**
+   * A `linkedBy` condition from the linking type's published index: the
+   * posts that its matching posts link to, when the index answers for them
+   * (published posts only) and they are few enough to name in the
+   * statement; null: the EXISTS subquery decides.
+   */
+  private async linkTargetsFromIndex(relation: string, by: NonNullable<NonNullable<PostQuery["links"]>[number]["linkedBy"]>): Promise<number[] | null> {
+    const cache = this.e.readCache;
+    const index = cache === null ? null : this.e.publishedIndex(by.type);
+    if (index === null || cache === null) return null;
+    const linking: PostQuery = { type: by.type, status: by.status, visibility: by.visibility, where: by.where };
+    if (!index.answers(linking)) return null;
+    try {
+      await index.syncedFor(await cache.token());
+    } catch {
+      return null;
+    }
+    let targets: number[];
+    try {
+      targets = index.linkTargets(linking, relation);
+    } catch (err) {
+      if (isNotComparable(err)) return null;
+      throw err;
+    }
+    return targets.length <= MAX_NAMED_TARGETS ? targets : null;
   }
 
   /**
@@ -549,6 +578,12 @@ export class PostQueries {
     if (cond.linkedBy !== undefined) {
       const by = cond.linkedBy;
       const byType = this.e.registry.postType(by.type);
+      const targets = await this.linkTargetsFromIndex(cond.relation, by);
+      if (targets !== null) {
+        if (by.exists) qb.whereIn("p.id", targets);
+        else if (targets.length > 0) qb.whereNotIn("p.id", targets);
+        return;
+      }
       // For each candidate post, its incoming links first, then the linking
       // post and its fields by primary key. SQLite's CROSS JOIN keeps that
       // order even without planner statistics, which otherwise may walk

@@ -37,7 +37,8 @@ forEachDatabase("calendar: published index", (db) => {
   });
 
   const answer = async (t: TestSite, query: string): Promise<{ status: number; total: string | null; text: string }> => {
-    const res = await fetch(`${t.ns}/events${query}`);
+    // A query, or a whole path of another route (starting with "/").
+    const res = await fetch(query.startsWith("/") ? `${t.ns}${query}` : `${t.ns}/events${query}`);
     return { status: res.status, total: res.headers.get("x-wp-total"), text: await res.text() };
   };
 
@@ -86,6 +87,10 @@ forEachDatabase("calendar: published index", (db) => {
       titleWords.length > 1 ? `?search=${titleWords[1]}&per_page=1&page=2` : "?search=e&page=2",
       categories.length > 0 ? `?search=e&categories=${categories[0].id}&per_page=50` : "?search=e",
       `?search=e&start_date=${day(-400)}&end_date=${day(400)}&per_page=50`,
+      // linkedBy from the events' index (lib/posts/query.ts linkTargetsFromIndex).
+      "/venues?only_with_upcoming=1&per_page=50",
+      "/venues?only_with_upcoming=1&per_page=2&page=2",
+      "/organizers?only_with_upcoming=1&per_page=50",
     ];
   });
 
