@@ -133,6 +133,12 @@ function within(q: Knex.QueryBuilder, column: string, which: Which): Knex.QueryB
   return "ids" in which ? q.whereIn(column, which.ids) : q.whereBetween(column, [which.from, which.to]);
 }
 const MAX_RESULTS = 2000;
+/** The change log keeps at most this many syncs and ids; a kept search older than the log is read again whole. */
+const MAX_LOGGED_SYNCS = 256;
+const MAX_LOGGED_IDS = 20_000;
+/** Kept search results: at most this many, holding at most this many ids in all. */
+const MAX_SEARCHES = 512;
+const MAX_SEARCH_IDS_HELD = 400_000;
 /** At most this many ids in the kept match lists (4 bytes each). */
 const MAX_HELD_IDS = 1_000_000;
 
@@ -339,12 +345,85 @@ export class PublishedIndex {
     const change = await this.changes.since(this.position);
     if ("all" in change) {
       await this.loadAll();
+      this.version++;
+      this.changeLog = [];
+      this.logFrom = this.version;
+      this.searches.clear();
     } else {
       // Post tags are `id * 4` (lib/db/cache-tags.ts); other kinds change no entry.
       const ids = change.tags.filter((t) => t > 0 && t % 4 === 0).map((t) => t / 4);
       for (let i = 0; i < ids.length; i += ROW_CHUNK) await this.reload(ids.slice(i, i + ROW_CHUNK));
+      if (ids.length > 0) this.logChanges(ids);
     }
     this.position = change.position;
+  }
+
+  // ---------------------------------------------------------------- searches kept across writes
+
+  /** Counts the syncs that changed a post (any type: the tags do not say); with `changeLog`, what a kept search must look at again. */
+  private version = 0;
+  /** The posts each sync changed, oldest first: `{ version, ids }` took the index from `version - 1` to `version`. */
+  private changeLog: Array<{ version: number; ids: number[] }> = [];
+  /** The log reaches back to this version (a whole load, or the bound, forgot what came before). */
+  private logFrom = 0;
+  private loggedIds = 0;
+  /** Search results by statement (lib/posts/query.ts searchIds), each as of a version. */
+  private readonly searches = new Map<string, { version: number; ids: readonly number[] }>();
+  private searchIdsHeld = 0;
+
+  private logChanges(ids: number[]): void {
+    this.version++;
+    this.changeLog.push({ version: this.version, ids });
+    this.loggedIds += ids.length;
+    while (this.changeLog.length > MAX_LOGGED_SYNCS || this.loggedIds > MAX_LOGGED_IDS) {
+      const dropped = this.changeLog.shift() as { version: number; ids: number[] };
+      this.loggedIds -= dropped.ids.length;
+      this.logFrom = dropped.version;
+    }
+  }
+
+  /** The version the index is at: read it before a statement whose result is kept with `keepSearch`. */
+  get changeVersion(): number {
+    return this.version;
+  }
+
+  /** The posts changed since `version` (maybe more), or null when the log no longer reaches back that far. */
+  changedSince(version: number): number[] | null {
+    if (version < this.logFrom) return null;
+    const ids = new Set<number>();
+    for (const entry of this.changeLog) if (entry.version > version) for (const id of entry.ids) ids.add(id);
+    return [...ids];
+  }
+
+  /**
+   * A search result kept for `key` (its statement), as of `version`: the
+   * version read *before* its statement ran, so that every post changed
+   * after it is in the log of a later version and is looked at again.
+   */
+  keptSearch(key: string): { version: number; ids: readonly number[] } | undefined {
+    const kept = this.searches.get(key);
+    if (kept !== undefined) {
+      // Most recently used last.
+      this.searches.delete(key);
+      this.searches.set(key, kept);
+    }
+    return kept;
+  }
+
+  keepSearch(key: string, version: number, ids: readonly number[]): void {
+    const old = this.searches.get(key);
+    if (old !== undefined) {
+      this.searches.delete(key);
+      this.searchIdsHeld -= old.ids.length;
+    }
+    if (ids.length > MAX_SEARCH_IDS_HELD / 8) return;
+    this.searches.set(key, { version, ids });
+    this.searchIdsHeld += ids.length;
+    while (this.searches.size > MAX_SEARCHES || this.searchIdsHeld > MAX_SEARCH_IDS_HELD) {
+      const [oldest, value] = this.searches.entries().next().value as [string, { ids: readonly number[] }];
+      this.searches.delete(oldest);
+      this.searchIdsHeld -= value.ids.length;
+    }
   }
 
   /** A whole load reads slices of ids, so that each slice's rows are garbage soon. */

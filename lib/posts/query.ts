@@ -10,7 +10,7 @@ import type { RegisteredPostType } from "./registry";
 import { parseSearch } from "./search";
 import { countOf, likeContains, orderByList, orderByText } from "./sql";
 import { FieldCondition, FieldDef, FieldValue, PostPage, PostQuery, POST_STATUSES } from "./types";
-import { isNotComparable } from "./published-index";
+import { isNotComparable, type PublishedIndex } from "./published-index";
 import { applyVisibility } from "./visibility";
 
 /** Resolves a typed field of the queried type to its joined column (null when the name is no typed field). */
@@ -33,6 +33,8 @@ const NARROW_ROWS_MAX = 500;
 const ID_ROWS_PER_ROW = 25;
 /** At most this many linked posts are named in a statement (bound parameters) in place of a linkedBy subquery. */
 const MAX_NAMED_TARGETS = 5000;
+/** A kept search result is brought up to date by asking about at most this many changed posts; past that it is read again whole. */
+const MAX_SEARCH_RECHECK = 500;
 
 /** Whether a condition on a nullable column can only hold for a non-NULL value. */
 function rejectsNull(cond: FieldCondition): boolean {
@@ -163,7 +165,7 @@ export class PostQueries {
       const to = cond.to === undefined ? [] : uniqueInts(cond.to, "link to");
       links.push(cond.translations ? await this.translationsOf(to) : storedIds(to));
     }
-    const search = await this.searchIds(query, (q, compute, size) => cache.get(token, q, compute, size));
+    const search = await this.searchIds(query, index);
     const perPage = query.perPage ?? (await this.e.options.postsPerPage());
     if (query.status) for (const s of query.status) if (!POST_STATUSES.includes(s)) throw new EngineError("invalid_status", `unknown status: ${s}`);
     try {
@@ -204,17 +206,38 @@ export class PostQueries {
   /**
    * For the published index: the ids of every post the query's search finds
    * among those its type, status and visibility allow, in one statement
-   * (no order, no page, no count, no join but the search's own): the index
+   * (no order, no page, no count, no join but the search's own); the index
    * applies the rest. Undefined without a search.
+   *
+   * The result is kept by the index across writes: a later request asks the
+   * database again only about the posts changed since (the index's change
+   * log), with the same statement narrowed to their ids, so a write to one
+   * event costs a search a lookup of that event, not every match again.
    */
-  private async searchIds(query: PostQuery, remember: Remember): Promise<number[] | undefined> {
+  private async searchIds(query: PostQuery, index: PublishedIndex): Promise<readonly number[] | undefined> {
     if (query.search === undefined || query.search.trim() === "") return undefined;
     const searchOnly: PostQuery = { type: query.type, status: query.status, visibility: query.visibility, search: query.search, searchAs: query.searchAs, searchMode: query.searchMode };
-    const built = await this.buildQuery(searchOnly, remember);
+    const built = await this.buildQuery(searchOnly, (_q, compute) => compute());
     built.narrow?.(built.qb);
     const qb = built.qb.select("p.id");
-    const rows = await remember(qb, async (): Promise<JoinedRow[]> => qb, (r) => Math.ceil(r.length / ID_ROWS_PER_ROW));
-    return rows.map((r) => Number(r.id));
+    const { sql, bindings } = qb.toSQL();
+    const key = `${sql}\u0000${JSON.stringify(bindings)}`;
+    // Read before any statement: what changes after it is in the log of a later version.
+    const version = index.changeVersion;
+    const kept = index.keptSearch(key);
+    if (kept !== undefined && kept.version === version) return kept.ids;
+    const changed = kept === undefined ? null : index.changedSince(kept.version);
+    let ids: readonly number[];
+    if (kept !== undefined && changed !== null && changed.length <= MAX_SEARCH_RECHECK) {
+      const now = new Set(kept.ids);
+      for (const id of changed) now.delete(id);
+      if (changed.length > 0) for (const r of (await qb.clone().whereIn("p.id", changed)) as JoinedRow[]) now.add(Number(r.id));
+      ids = [...now];
+    } else {
+      ids = ((await qb) as JoinedRow[]).map((r) => Number(r.id));
+    }
+    index.keepSearch(key, version, ids);
+    return ids;
   }
 
   /** The rows of one page (whole posts with their typed fields, or `p.id` alone) and the total. */

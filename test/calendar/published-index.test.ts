@@ -161,6 +161,9 @@ forEachDatabase("calendar: published index", (db) => {
       };
       const writes: Array<[string, () => Promise<{ status: number }>]> = [
         ["draft published", () => a.post(`/events/${own.id}`, { as: "editor", json: { status: "publish" } })],
+        // Searches are kept across writes and asked again only about the posts changed since (lib/posts/query.ts searchIds).
+        ["retitled (SQL elsewhere)", sql(() => k(tables.posts).where({ id: own.id }).update({ title: "Zzqxv Night" }))],
+        ["excerpt with a searched word", () => a.post(`/events/${made.id}`, { as: "editor", json: { excerpt: "Zzqxv and more" } })],
         ["dates moved (SQL elsewhere)", sql(() => k(tables.fields("event")).where({ post_id: made.id }).update({ start_local: dayAt(45, "10:00:00"), end_local: dayAt(45, "11:00:00") }))],
         ["category dropped", () => a.post(`/events/${made.id}`, { as: "editor", json: { categories: [] } })],
         ["category added (SQL elsewhere)", sql(() => k(tables.termRelationships).insert({ object_id: own.id, term_id: category.id, term_order: 0 }))],
