@@ -173,6 +173,17 @@ function unpost(lists: Map<number, number[]>, key: number, slot: number): void {
   if (list.length === 0) lists.delete(key);
 }
 
+/** Equal, with NaN (NULL) equal to itself. */
+function sameNumber(a: number, b: number): boolean {
+  return a === b || (Number.isNaN(a) && Number.isNaN(b));
+}
+
+function sameList(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 class Slots {
   private capacity = 0;
   id = new Int32Array(0);
@@ -225,6 +236,14 @@ class Slots {
     for (const t of this.terms[slot]) unpost(this.byTerm, t, slot);
     const links = this.links[slot];
     for (let j = 0; j < links.length; j += 2) unpost(this.byLink, linkKey(links[j], links[j + 1]), slot);
+  }
+
+  /** Whether the slot already holds exactly what `e` would write (an excerpt or title edit changes nothing held). */
+  holds(slot: number, e: Entry, language: number): boolean {
+    if (this.author[slot] !== e.author || this.parent[slot] !== e.parent || this.language[slot] !== language) return false;
+    if (this.protected[slot] !== (e.protected ? 1 : 0) || !sameNumber(this.date[slot], e.date)) return false;
+    for (let i = 0; i < this.width; i++) if (!sameNumber(this.values[slot * this.width + i], e.values[i])) return false;
+    return sameList(this.terms[slot], e.terms) && sameList(this.links[slot], e.links);
   }
 
   remove(id: number): void {
@@ -501,6 +520,8 @@ export class PublishedIndex {
       const now = fresh.get(id);
       // Not a published post of the type, before or now (another type's post, a draft): nothing listed changed.
       if (old === undefined && now === undefined) continue;
+      // Still published with the same held values (its text or excerpt changed): the views and match lists stand.
+      if (old !== undefined && now !== undefined && this.slots.holds(old, now, this.languageNumber(now.language))) continue;
       changed = true;
       // Out of every sorted view under its old values, written, then back in under the new ones.
       if (old !== undefined) for (const order of this.orders.values()) order.list.splice(locate(order, old), 1);
@@ -602,14 +623,23 @@ export class PublishedIndex {
     return found;
   }
 
+  private readonly serials = new WeakMap<readonly number[], number>();
+  private nextSerial = 0;
+
+  private serialOf(ids: readonly number[]): number {
+    let serial = this.serials.get(ids);
+    if (serial === undefined) this.serials.set(ids, (serial = ++this.nextSerial));
+    return serial;
+  }
+
   /** Link targets found per kept match list (they go with it). */
   private readonly targets = new WeakMap<Int32Array, Map<string, number[]>>();
 
   private keptMatches(query: PostQuery, sets: ResolvedSets): Int32Array {
-    // A search's matches come with the request (from the database, under its revision): found anew, not kept.
-    if (sets.search !== undefined) return this.matches(query, sets);
-    // Every page of a filter is a slice of its matches, found once per version.
-    const key = JSON.stringify([query.visibility?.mode, query.status, query.ids, query.excludeIds, query.author, query.parent, query.language, query.hasPassword, query.where, sets, query.orderBy]);
+    // Every page of a filter is a slice of its matches, found once per version. A search's ids are named by
+    // the array they come in: a kept search result is one array until the posts it looked at change.
+    const { search, ...named } = sets;
+    const key = JSON.stringify([query.visibility?.mode, query.status, query.ids, query.excludeIds, query.author, query.parent, query.language, query.hasPassword, query.where, named, query.orderBy, search === undefined ? null : this.serialOf(search)]);
     let matches = this.results.get(key);
     if (matches === undefined) {
       matches = this.matches(query, sets);
