@@ -139,6 +139,8 @@ const MAX_LOGGED_IDS = 20_000;
 /** Kept search results: at most this many, holding at most this many ids in all. */
 const MAX_SEARCHES = 512;
 const MAX_SEARCH_IDS_HELD = 400_000;
+/** A kept match list is patched for at most this many changed posts; past that it is found again. */
+const MAX_PATCHED = 256;
 /** At most this many ids in the kept match lists (4 bytes each). */
 const MAX_HELD_IDS = 1_000_000;
 
@@ -285,8 +287,13 @@ export class PublishedIndex {
   private slots: Slots;
   /** Sorted views (slots), by order signature; kept in step with `slots`. */
   private orders = new Map<string, Order>();
-  /** Answers of this version, by query. */
-  private results = new Map<string, Int32Array>();
+  /** Match lists by query, each as of a held version (patched forward when asked again). */
+  private results = new Map<string, { matches: Int32Array; at: number }>();
+  /** Counts the reloads that changed held values; `heldLog` says which posts each changed, back to `heldFrom`. */
+  private heldVersion = 0;
+  private heldLog: Array<{ version: number; ids: number[] }> = [];
+  private heldFrom = 0;
+  private heldLogged = 0;
   /** Ids held in `results`, for its bound. */
   private held = 0;
   private readonly heldFields: Array<{ name: string; kind: HeldKind }>;
@@ -514,7 +521,7 @@ export class PublishedIndex {
   private async reload(ids: number[]): Promise<void> {
     const found = await this.read({ ids });
     const fresh = new Map(found.map((e) => [e.id, e]));
-    let changed = false;
+    const changed: number[] = [];
     for (const id of ids) {
       const old = this.slots.slotOf.get(id);
       const now = fresh.get(id);
@@ -522,7 +529,7 @@ export class PublishedIndex {
       if (old === undefined && now === undefined) continue;
       // Still published with the same held values (its text or excerpt changed): the views and match lists stand.
       if (old !== undefined && now !== undefined && this.slots.holds(old, now, this.languageNumber(now.language))) continue;
-      changed = true;
+      changed.push(id);
       // Out of every sorted view under its old values, written, then back in under the new ones.
       if (old !== undefined) for (const order of this.orders.values()) order.list.splice(locate(order, old), 1);
       if (now === undefined) {
@@ -532,13 +539,28 @@ export class PublishedIndex {
       const slot = this.slots.put(now, this.languageNumber(now.language));
       for (const order of this.orders.values()) order.list.splice(insertionPoint(order, slot), 0, slot);
     }
-    if (changed) this.forget();
+    if (changed.length > 0) this.logHeld(changed);
   }
 
-  /** The match lists of the version before. */
+  private logHeld(ids: number[]): void {
+    this.heldVersion++;
+    this.heldLog.push({ version: this.heldVersion, ids });
+    this.heldLogged += ids.length;
+    while (this.heldLog.length > MAX_LOGGED_SYNCS || this.heldLogged > MAX_LOGGED_IDS) {
+      const dropped = this.heldLog.shift() as { version: number; ids: number[] };
+      this.heldLogged -= dropped.ids.length;
+      this.heldFrom = dropped.version;
+    }
+  }
+
+  /** The match lists of the version before (a whole load: nothing to patch from). */
   private forget(): void {
     this.results.clear();
     this.held = 0;
+    this.heldVersion++;
+    this.heldLog = [];
+    this.heldLogged = 0;
+    this.heldFrom = this.heldVersion;
   }
 
   // ---------------------------------------------------------------- answering
@@ -636,21 +658,33 @@ export class PublishedIndex {
   private readonly targets = new WeakMap<Int32Array, Map<string, number[]>>();
 
   private keptMatches(query: PostQuery, sets: ResolvedSets): Int32Array {
-    // Every page of a filter is a slice of its matches, found once per version. A search's ids are named by
+    // Every page of a filter is a slice of its matches, found once and patched after writes. A search's ids are named by
     // the array they come in: a kept search result is one array until the posts it looked at change.
     const { search, ...named } = sets;
     const key = JSON.stringify([query.visibility?.mode, query.status, query.ids, query.excludeIds, query.author, query.parent, query.language, query.hasPassword, query.where, named, query.orderBy, search === undefined ? null : this.serialOf(search)]);
-    let matches = this.results.get(key);
-    if (matches === undefined) {
-      matches = this.matches(query, sets);
-      this.held += matches.length;
-      if (this.results.size >= MAX_RESULTS || this.held > MAX_HELD_IDS) {
-        this.results.clear();
-        this.held = matches.length;
-      }
-      this.results.set(key, matches);
+    const kept = this.results.get(key);
+    if (kept !== undefined && kept.at === this.heldVersion) return kept.matches;
+    const changed = kept === undefined ? null : this.heldChangedSince(kept.at);
+    const matches = kept !== undefined && changed !== null ? this.patch(kept.matches, changed, query, sets) : this.matches(query, sets);
+    if (kept !== undefined) {
+      this.results.delete(key);
+      this.held -= kept.matches.length;
     }
+    this.held += matches.length;
+    if (this.results.size >= MAX_RESULTS || this.held > MAX_HELD_IDS) {
+      this.results.clear();
+      this.held = matches.length;
+    }
+    this.results.set(key, { matches, at: this.heldVersion });
     return matches;
+  }
+
+  /** The posts whose held values changed since `version`, or null when that is too far back (or too many) to patch. */
+  private heldChangedSince(version: number): number[] | null {
+    if (version < this.heldFrom) return null;
+    const ids = new Set<number>();
+    for (const entry of this.heldLog) if (entry.version > version) for (const id of entry.ids) ids.add(id);
+    return ids.size <= MAX_PATCHED ? [...ids] : null;
   }
 
   private slice(query: PostQuery, perPage: number, matches: Int32Array): { ids: number[]; total: number } {
@@ -662,6 +696,60 @@ export class PublishedIndex {
 
   /** The ids of every post matching the query's conditions, in its order. */
   private matches(query: PostQuery, sets: ResolvedSets): Int32Array {
+    const { pass, order, lo, hi, candidates } = this.filter(query, sets);
+    const slots = this.slots;
+    let found: number[];
+    if (candidates !== null && candidates.length < (hi - lo) / 4) {
+      // A term, link or id list narrows to a few posts: those are checked and sorted, not the whole view.
+      found = candidates.filter(pass).sort(order.compare);
+    } else {
+      found = [];
+      const list = order.list;
+      for (let i = lo; i < hi; i++) if (pass(list[i])) found.push(list[i]);
+    }
+    const ids = new Int32Array(found.length);
+    for (let i = 0; i < found.length; i++) ids[i] = slots.id[found[i]];
+    return ids;
+  }
+
+  /**
+   * A kept match list brought up to date: the posts whose held values
+   * changed since are taken out, and those that match now are put back in
+   * order. The others kept their values, and so their place.
+   */
+  private patch(matches: Int32Array, changed: readonly number[], query: PostQuery, sets: ResolvedSets): Int32Array {
+    const { pass, order } = this.filter(query, sets);
+    const slots = this.slots;
+    const drop = new Set(changed);
+    const base = matches.filter((id) => !drop.has(id));
+    const adds = changed.flatMap((id) => {
+      const slot = slots.slotOf.get(id);
+      return slot !== undefined && pass(slot) ? [slot] : [];
+    });
+    if (adds.length === 0) return base;
+    adds.sort(order.compare);
+    const out = new Int32Array(base.length + adds.length);
+    let from = 0;
+    let at = 0;
+    for (const slot of adds) {
+      let lo = from;
+      let hi = base.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (order.compare(slots.slotOf.get(base[mid]) as number, slot) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      out.set(base.subarray(from, lo), at);
+      at += lo - from;
+      from = lo;
+      out[at++] = slots.id[slot];
+    }
+    out.set(base.subarray(from), at);
+    return out;
+  }
+
+  /** The query's conditions as one test of a slot, the sorted view to walk (within `lo`..`hi`) and the candidates, if a condition narrows. */
+  private filter(query: PostQuery, sets: ResolvedSets): { pass: Predicate; order: { list: number[]; compare: (a: number, b: number) => number }; lo: number; hi: number; candidates: number[] | null } {
     const tests: Predicate[] = [];
     const slots = this.slots;
     const member = (values: readonly number[]): Set<number> => new Set(storedIds(values));
@@ -740,19 +828,7 @@ export class PublishedIndex {
       for (const t of tests) if (!t(slot)) return false;
       return true;
     };
-    const candidates = this.candidates(query, sets, slots);
-    let found: number[];
-    if (candidates !== null && candidates.length < (hi - lo) / 4) {
-      // A term, link or id list narrows to a few posts: those are checked and sorted, not the whole view.
-      found = candidates.filter(pass).sort(order.compare);
-    } else {
-      found = [];
-      const list = order.list;
-      for (let i = lo; i < hi; i++) if (pass(list[i])) found.push(list[i]);
-    }
-    const ids = new Int32Array(found.length);
-    for (let i = 0; i < found.length; i++) ids[i] = slots.id[found[i]];
-    return ids;
+    return { pass, order, lo, hi, candidates: this.candidates(query, sets, slots) };
   }
 
   /**
