@@ -632,14 +632,27 @@ export class PublishedIndex {
     let found = byRelation.get(relation);
     if (found === undefined) {
       const number = this.relations.get(relation);
-      const to = new Set<number>();
-      if (number !== undefined) {
-        for (const id of matches) {
-          const links = this.slots.links[this.slots.slotOf.get(id) as number];
-          for (let j = 0; j < links.length; j += 2) if (links[j] === number) to.add(links[j + 1]);
+      found = [];
+      if (number !== undefined && matches.length > 0) {
+        // From the posting lists of the relation's targets: each is named once
+        // the first of its linking posts is found among the matches (a mark per id).
+        let max = 0;
+        for (const id of matches) if (id > max) max = id;
+        const matched = new Uint8Array(max + 1);
+        for (const id of matches) matched[id] = 1;
+        const slotIds = this.slots.id;
+        for (const [key, posting] of this.slots.byLink) {
+          if (key % 64 !== number) continue;
+          for (const slot of posting) {
+            const id = slotIds[slot];
+            if (id <= max && matched[id] === 1) {
+              found.push((key - number) / 64);
+              break;
+            }
+          }
         }
+        found.sort((a, b) => a - b);
       }
-      found = [...to].sort((a, b) => a - b);
       byRelation.set(relation, found);
     }
     return found;
@@ -696,7 +709,8 @@ export class PublishedIndex {
 
   /** The ids of every post matching the query's conditions, in its order. */
   private matches(query: PostQuery, sets: ResolvedSets): Int32Array {
-    const { pass, order, lo, hi, candidates } = this.filter(query, sets);
+    const { pass, order, lo, hi, candidates: narrowed } = this.filter(query, sets);
+    const candidates = narrowed();
     const slots = this.slots;
     let found: number[];
     if (candidates !== null && candidates.length < (hi - lo) / 4) {
@@ -749,7 +763,7 @@ export class PublishedIndex {
   }
 
   /** The query's conditions as one test of a slot, the sorted view to walk (within `lo`..`hi`) and the candidates, if a condition narrows. */
-  private filter(query: PostQuery, sets: ResolvedSets): { pass: Predicate; order: { list: number[]; compare: (a: number, b: number) => number }; lo: number; hi: number; candidates: number[] | null } {
+  private filter(query: PostQuery, sets: ResolvedSets): { pass: Predicate; order: { list: number[]; compare: (a: number, b: number) => number }; lo: number; hi: number; candidates: () => number[] | null } {
     const tests: Predicate[] = [];
     const slots = this.slots;
     const member = (values: readonly number[]): Set<number> => new Set(storedIds(values));
@@ -828,7 +842,7 @@ export class PublishedIndex {
       for (const t of tests) if (!t(slot)) return false;
       return true;
     };
-    return { pass, order, lo, hi, candidates: this.candidates(query, sets, slots) };
+    return { pass, order, lo, hi, candidates: () => this.candidates(query, sets, slots) };
   }
 
   /**
