@@ -735,7 +735,10 @@ export class PublishedIndex {
     const { pass, order } = this.filter(query, sets);
     const slots = this.slots;
     const drop = new Set(changed);
-    const base = matches.filter((id) => !drop.has(id));
+    const kept = new Int32Array(matches.length);
+    let n = 0;
+    for (let i = 0; i < matches.length; i++) if (!drop.has(matches[i])) kept[n++] = matches[i];
+    const base = kept.subarray(0, n);
     const adds = changed.flatMap((id) => {
       const slot = slots.slotOf.get(id);
       return slot !== undefined && pass(slot) ? [slot] : [];
@@ -860,7 +863,14 @@ export class PublishedIndex {
       for (const l of lists) if (l !== undefined) for (const slot of l) all.add(slot);
       return [...all];
     };
-    const slotsOf = (ids: readonly number[]): number[] => ids.flatMap((id) => (slots.slotOf.has(id) ? [slots.slotOf.get(id) as number] : []));
+    const slotsOf = (ids: readonly number[]): number[] => {
+      const out: number[] = [];
+      for (const id of ids) {
+        const slot = slots.slotOf.get(id);
+        if (slot !== undefined) out.push(slot);
+      }
+      return out;
+    };
     if (query.ids) consider(union([slotsOf(storedIds(query.ids))]));
     if (sets.search !== undefined) consider(slotsOf(sets.search));
     (query.tax ?? []).forEach((cond, i) => {
