@@ -175,6 +175,49 @@ function unpost(lists: Map<number, number[]>, key: number, slot: number): void {
   if (list.length === 0) lists.delete(key);
 }
 
+/**
+ * Which posts changed at each version, bounded (MAX_LOGGED_SYNCS entries,
+ * MAX_LOGGED_IDS ids): `since(v)` names every post changed after version
+ * `v`, or null when the log no longer reaches back that far (a reset, or
+ * the bound dropped it) or names more than `most`.
+ */
+class ChangeLog {
+  private current = 0;
+  private entries: Array<{ version: number; ids: readonly number[] }> = [];
+  private from = 0;
+  private logged = 0;
+
+  get version(): number {
+    return this.current;
+  }
+
+  add(ids: readonly number[]): void {
+    this.current++;
+    this.entries.push({ version: this.current, ids });
+    this.logged += ids.length;
+    while (this.entries.length > MAX_LOGGED_SYNCS || this.logged > MAX_LOGGED_IDS) {
+      const dropped = this.entries.shift() as { version: number; ids: readonly number[] };
+      this.logged -= dropped.ids.length;
+      this.from = dropped.version;
+    }
+  }
+
+  /** A new version that nothing before it can be brought forward to. */
+  reset(): void {
+    this.current++;
+    this.entries = [];
+    this.logged = 0;
+    this.from = this.current;
+  }
+
+  since(version: number, most = Infinity): number[] | null {
+    if (version < this.from) return null;
+    const ids = new Set<number>();
+    for (const entry of this.entries) if (entry.version > version) for (const id of entry.ids) ids.add(id);
+    return ids.size <= most ? [...ids] : null;
+  }
+}
+
 /** Equal, with NaN (NULL) equal to itself. */
 function sameNumber(a: number, b: number): boolean {
   return a === b || (Number.isNaN(a) && Number.isNaN(b));
@@ -289,11 +332,8 @@ export class PublishedIndex {
   private orders = new Map<string, Order>();
   /** Match lists by query, each as of a held version (patched forward when asked again). */
   private results = new Map<string, { matches: Int32Array; at: number }>();
-  /** Counts the reloads that changed held values; `heldLog` says which posts each changed, back to `heldFrom`. */
-  private heldVersion = 0;
-  private heldLog: Array<{ version: number; ids: number[] }> = [];
-  private heldFrom = 0;
-  private heldLogged = 0;
+  /** The posts whose held values each reload changed: what a kept match list must be patched for. */
+  private readonly heldLog = new ChangeLog();
   /** Ids held in `results`, for its bound. */
   private held = 0;
   private readonly heldFields: Array<{ name: string; kind: HeldKind }>;
@@ -371,54 +411,33 @@ export class PublishedIndex {
     const change = await this.changes.since(this.position);
     if ("all" in change) {
       await this.loadAll();
-      this.version++;
-      this.changeLog = [];
-      this.logFrom = this.version;
+      this.postLog.reset();
       this.searches.clear();
     } else {
       // Post tags are `id * 4` (lib/db/cache-tags.ts); other kinds change no entry.
       const ids = change.tags.filter((t) => t > 0 && t % 4 === 0).map((t) => t / 4);
       for (let i = 0; i < ids.length; i += ROW_CHUNK) await this.reload(ids.slice(i, i + ROW_CHUNK));
-      if (ids.length > 0) this.logChanges(ids);
+      if (ids.length > 0) this.postLog.add(ids);
     }
     this.position = change.position;
   }
 
   // ---------------------------------------------------------------- searches kept across writes
 
-  /** Counts the syncs that changed a post (any type: the tags do not say); with `changeLog`, what a kept search must look at again. */
-  private version = 0;
-  /** The posts each sync changed, oldest first: `{ version, ids }` took the index from `version - 1` to `version`. */
-  private changeLog: Array<{ version: number; ids: number[] }> = [];
-  /** The log reaches back to this version (a whole load, or the bound, forgot what came before). */
-  private logFrom = 0;
-  private loggedIds = 0;
-  /** Search results by statement (lib/posts/query.ts searchIds), each as of a version. */
+  /** The posts each sync changed (any type: the tags do not say), for the kept searches. */
+  private readonly postLog = new ChangeLog();
+  /** Search results by statement (lib/posts/query.ts searchIds), each as of a version of `postLog`. */
   private readonly searches = new Map<string, { version: number; ids: readonly number[] }>();
   private searchIdsHeld = 0;
 
-  private logChanges(ids: number[]): void {
-    this.version++;
-    this.changeLog.push({ version: this.version, ids });
-    this.loggedIds += ids.length;
-    while (this.changeLog.length > MAX_LOGGED_SYNCS || this.loggedIds > MAX_LOGGED_IDS) {
-      const dropped = this.changeLog.shift() as { version: number; ids: number[] };
-      this.loggedIds -= dropped.ids.length;
-      this.logFrom = dropped.version;
-    }
-  }
-
   /** The version the index is at: read it before a statement whose result is kept with `keepSearch`. */
   get changeVersion(): number {
-    return this.version;
+    return this.postLog.version;
   }
 
   /** The posts changed since `version` (maybe more), or null when the log no longer reaches back that far. */
   changedSince(version: number): number[] | null {
-    if (version < this.logFrom) return null;
-    const ids = new Set<number>();
-    for (const entry of this.changeLog) if (entry.version > version) for (const id of entry.ids) ids.add(id);
-    return [...ids];
+    return this.postLog.since(version);
   }
 
   /**
@@ -539,28 +558,14 @@ export class PublishedIndex {
       const slot = this.slots.put(now, this.languageNumber(now.language));
       for (const order of this.orders.values()) order.list.splice(insertionPoint(order, slot), 0, slot);
     }
-    if (changed.length > 0) this.logHeld(changed);
-  }
-
-  private logHeld(ids: number[]): void {
-    this.heldVersion++;
-    this.heldLog.push({ version: this.heldVersion, ids });
-    this.heldLogged += ids.length;
-    while (this.heldLog.length > MAX_LOGGED_SYNCS || this.heldLogged > MAX_LOGGED_IDS) {
-      const dropped = this.heldLog.shift() as { version: number; ids: number[] };
-      this.heldLogged -= dropped.ids.length;
-      this.heldFrom = dropped.version;
-    }
+    if (changed.length > 0) this.heldLog.add(changed);
   }
 
   /** The match lists of the version before (a whole load: nothing to patch from). */
   private forget(): void {
     this.results.clear();
     this.held = 0;
-    this.heldVersion++;
-    this.heldLog = [];
-    this.heldLogged = 0;
-    this.heldFrom = this.heldVersion;
+    this.heldLog.reset();
   }
 
   // ---------------------------------------------------------------- answering
@@ -676,8 +681,8 @@ export class PublishedIndex {
     const { search, ...named } = sets;
     const key = JSON.stringify([query.visibility?.mode, query.status, query.ids, query.excludeIds, query.author, query.parent, query.language, query.hasPassword, query.where, named, query.orderBy, search === undefined ? null : this.serialOf(search)]);
     const kept = this.results.get(key);
-    if (kept !== undefined && kept.at === this.heldVersion) return kept.matches;
-    const changed = kept === undefined ? null : this.heldChangedSince(kept.at);
+    if (kept !== undefined && kept.at === this.heldLog.version) return kept.matches;
+    const changed = kept === undefined ? null : this.heldLog.since(kept.at, MAX_PATCHED);
     const matches = kept !== undefined && changed !== null ? this.patch(kept.matches, changed, query, sets) : this.matches(query, sets);
     if (kept !== undefined) {
       this.results.delete(key);
@@ -688,16 +693,8 @@ export class PublishedIndex {
       this.results.clear();
       this.held = matches.length;
     }
-    this.results.set(key, { matches, at: this.heldVersion });
+    this.results.set(key, { matches, at: this.heldLog.version });
     return matches;
-  }
-
-  /** The posts whose held values changed since `version`, or null when that is too far back (or too many) to patch. */
-  private heldChangedSince(version: number): number[] | null {
-    if (version < this.heldFrom) return null;
-    const ids = new Set<number>();
-    for (const entry of this.heldLog) if (entry.version > version) for (const id of entry.ids) ids.add(id);
-    return ids.size <= MAX_PATCHED ? [...ids] : null;
   }
 
   private slice(query: PostQuery, perPage: number, matches: Int32Array): { ids: number[]; total: number } {
