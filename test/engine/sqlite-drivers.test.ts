@@ -10,6 +10,7 @@ import path from "node:path";
 import { expect } from "chai";
 import Database from "better-sqlite3";
 import knexFactory from "knex";
+import sqlite3 from "sqlite3";
 import { startTestSite, type TestSite } from "../support/site";
 
 let n = 0;
@@ -34,7 +35,7 @@ describe("SQLite drivers", () => {
       removeFile(file);
     });
 
-    it("a write that finds the file locked by another process waits without blocking the event loop, then lands", async () => {
+    it("a write that finds the file locked by another connection (as by another process) waits without blocking the event loop, then lands", async () => {
       const other = new Database(file);
       try {
         other.exec("BEGIN IMMEDIATE");
@@ -76,6 +77,38 @@ describe("SQLite drivers", () => {
       await transaction;
       const res = await pending;
       expect(res.status, res.text).to.equal(201);
+    });
+  });
+
+  describe("a host's knex config naming node-sqlite3", () => {
+    const file = tempFile();
+    let t: TestSite;
+    before(async () => {
+      t = await startTestSite({ target: { client: "sqlite3", connection: { filename: file }, useNullAsDefault: true }, fixture: "minimal" });
+    });
+    after(async () => {
+      await t.close();
+      removeFile(file);
+    });
+
+    it("a write waits in SQLite's busy timeout (on the driver's threads) for another connection's lock, then lands", async () => {
+      expect(t.site.engine.knex.client.config.client).to.equal("sqlite3");
+      // Through node-sqlite3 too: two SQLite libraries in one process do not see each other's locks.
+      const other = await new Promise<sqlite3.Database>((resolve, reject) => {
+        const db = new sqlite3.Database(file, (err) => (err ? reject(err) : resolve(db)));
+      });
+      const exec = (sql: string): Promise<void> => new Promise((resolve, reject) => other.exec(sql, (err) => (err ? reject(err) : resolve())));
+      try {
+        await exec("BEGIN IMMEDIATE");
+        const pending = t.post("/venues", { as: "admin", json: { venue: "Patient Hall" } });
+        // Longer than the engine's own retries of a busy transaction last: only the busy timeout bridges it.
+        await sleep(1500);
+        await exec("COMMIT");
+        const res = await pending;
+        expect(res.status, res.text).to.equal(201);
+      } finally {
+        await new Promise<void>((resolve) => other.close(() => resolve()));
+      }
     });
   });
 

@@ -53,8 +53,8 @@ export interface TestSite {
 }
 
 export interface StartOptions extends Partial<SiteOptions> {
-  /** Database target (default `:memory:`), or a host's own knex instance. */
-  target?: string | Knex;
+  /** Database target (default `:memory:`), a host's knex config, or a host's own knex instance. */
+  target?: string | Knex | Knex.Config;
   /** A fixture name under fixtures/, a path, or a fixture object. */
   fixture?: string | Fixture;
   /** "Now" for relative fixture dates. */
@@ -96,7 +96,8 @@ function fixtureUsers(fixture: unknown): Record<string, Credentials> {
 export async function startTestSite(opts: StartOptions = {}): Promise<TestSite> {
   const { target = ":memory:", fixture, now, ...siteOptions } = opts;
   const site = await createSite({ ...siteOptions, db: target });
-  const targetName = typeof target === "string" ? target : String((target.client.config.connection as { filename?: string } | undefined)?.filename ?? target.client.config.client);
+  const config: Knex.Config | undefined = typeof target === "string" ? undefined : "client" in target && typeof target.client === "object" ? (target as Knex).client.config : (target as Knex.Config);
+  const targetName = config === undefined ? (target as string) : String((config.connection as { filename?: string } | undefined)?.filename ?? config.client);
   let users: Record<string, Credentials> = {};
   if (fixture !== undefined) {
     const data: Fixture =

@@ -20,7 +20,7 @@ export function setUpSqliteConnection(conn: unknown, done: (err: Error | null) =
     return;
   }
   const db = conn as { exec(sql: string, cb: (err: Error | null) => void): void };
-  db.exec(`PRAGMA journal_mode = WAL; ${COMMON_PRAGMAS} PRAGMA busy_timeout = 0;`, (err) => {
+  db.exec(`PRAGMA journal_mode = WAL; ${COMMON_PRAGMAS} PRAGMA busy_timeout = 5000;`, (err) => {
     if (!err && isStatementDriver(conn)) cacheReadStatements(conn);
     done(err);
   });

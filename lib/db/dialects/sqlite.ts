@@ -60,14 +60,14 @@ function revisionSource(k: Knex): RevisionSource {
   const filename = connectionFilename(k);
   const privateMemory = filename === ":memory:";
   const watchedFile = filename !== null && !privateMemory ? filename : null;
-  let watcher: WatcherDatabase | null = null;
+  let watcher: Promise<WatcherDatabase> | null = null;
   /** Tokens handed out while the watcher cannot answer: never equal, so nothing is reused. */
   let unanswered = 0;
 
-  const watchedVersion = (file: string): string => {
+  const watchedVersion = async (file: string): Promise<string> => {
     try {
-      watcher ??= openWatcher(file);
-      return String(watcher.version() ?? "");
+      watcher ??= openWatcher(file, String(k.client.config.client ?? ""));
+      return String((await (await watcher).version()) ?? "");
     } catch {
       watcher = null;
       return `unanswered-${++unanswered}`;
@@ -90,7 +90,12 @@ function revisionSource(k: Knex): RevisionSource {
     async close() {
       const open = watcher;
       watcher = null;
-      open?.close();
+      if (open === null) return;
+      try {
+        await (await open).close();
+      } catch {
+        // It never opened: nothing to close.
+      }
     },
   };
 }
@@ -100,15 +105,33 @@ interface WatcherDatabase {
   close(): unknown;
 }
 
-/** A connection of its own for `data_version` (better-sqlite3: a pragma is a plain call, no thread-pool round trip per request). */
-function openWatcher(file: string): WatcherDatabase {
-  // Loaded here: only SQLite files need it, and it is a dependency of calpress either way.
+/**
+ * A connection of its own for `data_version`, through the driver the site's
+ * connections use: two SQLite libraries in one process do not see each
+ * other's file locks (and closing one's file drops the other's), so a file
+ * is only ever opened through one of them. better-sqlite3 (calpress's own
+ * connections): a plain call on a statement prepared once; node-sqlite3 (a
+ * host's knex): a query on its thread pool.
+ */
+async function openWatcher(file: string, client: string): Promise<WatcherDatabase> {
+  // Loaded here: only SQLite files need them, and both are dependencies of calpress.
+  if (client === "better-sqlite3") {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const Database = require("better-sqlite3") as typeof import("better-sqlite3");
+    const db = new Database(file, { fileMustExist: true, timeout: 0 });
+    const dataVersion = db.prepare("PRAGMA data_version").pluck();
+    return { version: () => dataVersion.get(), close: () => db.close() };
+  }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const Database = require("better-sqlite3") as typeof import("better-sqlite3");
-  const db = new Database(file, { fileMustExist: true, timeout: 0 });
-  // Prepared once: `db.pragma()` would prepare it on every request.
-  const dataVersion = db.prepare("PRAGMA data_version").pluck();
-  return { version: () => dataVersion.get(), close: () => db.close() };
+  const sqlite3 = require("sqlite3") as typeof import("sqlite3");
+  const db = await new Promise<import("sqlite3").Database>((resolve, reject) => {
+    const opened = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(opened)));
+  });
+  return {
+    version: () =>
+      new Promise((resolve, reject) => db.get("PRAGMA data_version", (err, row: { data_version?: number } | undefined) => (err ? reject(err) : resolve(row?.data_version)))),
+    close: () => new Promise<void>((resolve) => db.close(() => resolve())),
+  };
 }
 
 // ------------------------------------------------------------------ bulk loads
