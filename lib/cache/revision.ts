@@ -224,7 +224,8 @@ export class ReadCache {
   }
 }
 
-function sqlKey(query: Knex.QueryBuilder | Knex.Raw): string {
+/** The read cache's name for a statement: its SQL and bindings. */
+export function sqlKey(query: Knex.QueryBuilder | Knex.Raw): string {
   const { sql, bindings } = query.toSQL();
   return `${sql}\u0000${JSON.stringify(bindings)}`;
 }

@@ -1162,7 +1162,6 @@ function act(rule: RuleName, text: string, t: Parsed): void {
   }
 }
 
-/** Runs timelib's scanner over `input`; the result carries an error count. */
 /** Scans kept by text (at most SCANS_KEPT): list URLs repeat the same few date strings, and scanning is most of a parse. */
 const scansKept = new Map<string, Parsed>();
 const SCANS_KEPT = 512;
@@ -1182,6 +1181,7 @@ function scanKept(input: string): Parsed {
   return { ...kept, rel: { ...kept.rel } };
 }
 
+/** Runs timelib's scanner over `input`; the result carries an error count. */
 function scan(input: string): Parsed {
   const t = newParsed();
   let start = 0;

@@ -1,5 +1,4 @@
 import { DateTime, FixedOffsetZone, IANAZone, Zone } from "luxon";
-import { utcSqlMillis } from "../dates/format";
 import { EngineError } from "../engine-errors";
 
 /** WordPress's storage format for post dates. */
@@ -69,11 +68,6 @@ export function formatUtc(now: Date): string {
 
 export function formatLocal(now: Date, zone: Zone): string {
   return DateTime.fromJSDate(now).setZone(zone).toFormat(SQL_FORMAT);
-}
-
-/** Milliseconds since the epoch of a stored UTC date (without luxon's format parser, which costs more than the rest of a write's date work). */
-export function utcMillis(utc: string): number {
-  return utcSqlMillis(utc);
 }
 
 export interface DerivedDates {

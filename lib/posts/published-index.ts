@@ -139,6 +139,8 @@ const MAX_LOGGED_IDS = 20_000;
 /** Kept search results: at most this many, holding at most this many ids in all. */
 const MAX_SEARCHES = 512;
 const MAX_SEARCH_IDS_HELD = 400_000;
+/** A kept search result is brought up to date by asking about at most this many changed posts; past that it is read again whole. */
+const MAX_SEARCH_RECHECK = 500;
 /** A kept match list is patched for at most this many changed posts; past that it is found again. */
 const MAX_PATCHED = 256;
 /** At most this many ids in the kept match lists (4 bytes each). */
@@ -334,6 +336,16 @@ export class PublishedIndex {
   private results = new Map<string, { matches: Int32Array; at: number }>();
   /** The posts whose held values each reload changed: what a kept match list must be patched for. */
   private readonly heldLog = new ChangeLog();
+  /** Link targets found per kept match list (they go with it). */
+  private readonly targets = new WeakMap<Int32Array, Map<string, number[]>>();
+  /** Search id arrays by identity, for the match lists' keys (a kept search result is one array until it is patched). */
+  private readonly serials = new WeakMap<readonly number[], number>();
+  private nextSerial = 0;
+  /** The posts each sync changed (any type: the tags do not say), for the kept searches. */
+  private readonly postLog = new ChangeLog();
+  /** Search results by statement (`searchIds`), each as of a version of `postLog`. */
+  private readonly searches = new Map<string, { version: number; ids: readonly number[] }>();
+  private searchIdsHeld = 0;
   /** Ids held in `results`, for its bound. */
   private held = 0;
   private readonly heldFields: Array<{ name: string; kind: HeldKind }>;
@@ -424,38 +436,39 @@ export class PublishedIndex {
 
   // ---------------------------------------------------------------- searches kept across writes
 
-  /** The posts each sync changed (any type: the tags do not say), for the kept searches. */
-  private readonly postLog = new ChangeLog();
-  /** Search results by statement (lib/posts/query.ts searchIds), each as of a version of `postLog`. */
-  private readonly searches = new Map<string, { version: number; ids: readonly number[] }>();
-  private searchIdsHeld = 0;
-
-  /** The version the index is at: read it before a statement whose result is kept with `keepSearch`. */
-  get changeVersion(): number {
-    return this.postLog.version;
-  }
-
-  /** The posts changed since `version` (maybe more), or null when the log no longer reaches back that far. */
-  changedSince(version: number): number[] | null {
-    return this.postLog.since(version);
-  }
-
   /**
-   * A search result kept for `key` (its statement), as of `version`: the
-   * version read *before* its statement ran, so that every post changed
-   * after it is in the log of a later version and is looked at again.
+   * The ids a search statement (named by `key`) finds, kept across writes:
+   * asked again, only the posts changed since (the sync log) are read again,
+   * with `read(those ids)`; `read()` runs the whole statement. A result is
+   * labelled with the version read *before* its statement ran, so that every
+   * post changed after it is in a later log entry and is looked at again.
+   * The whole statement runs again past MAX_SEARCH_RECHECK changed posts or
+   * when the log no longer reaches back.
    */
-  keptSearch(key: string): { version: number; ids: readonly number[] } | undefined {
+  async searchIds(key: string, read: (only?: readonly number[]) => Promise<number[]>): Promise<readonly number[]> {
+    const version = this.postLog.version;
     const kept = this.searches.get(key);
     if (kept !== undefined) {
       // Most recently used last.
       this.searches.delete(key);
       this.searches.set(key, kept);
+      if (kept.version === version) return kept.ids;
     }
-    return kept;
+    const changed = kept === undefined ? null : this.postLog.since(kept.version, MAX_SEARCH_RECHECK);
+    let ids: readonly number[];
+    if (kept !== undefined && changed !== null) {
+      const now = new Set(kept.ids);
+      for (const id of changed) now.delete(id);
+      if (changed.length > 0) for (const id of await read(changed)) now.add(id);
+      ids = [...now];
+    } else {
+      ids = await read();
+    }
+    this.keepSearch(key, version, ids);
+    return ids;
   }
 
-  keepSearch(key: string, version: number, ids: readonly number[]): void {
+  private keepSearch(key: string, version: number, ids: readonly number[]): void {
     const old = this.searches.get(key);
     if (old !== undefined) {
       this.searches.delete(key);
@@ -663,17 +676,11 @@ export class PublishedIndex {
     return found;
   }
 
-  private readonly serials = new WeakMap<readonly number[], number>();
-  private nextSerial = 0;
-
   private serialOf(ids: readonly number[]): number {
     let serial = this.serials.get(ids);
     if (serial === undefined) this.serials.set(ids, (serial = ++this.nextSerial));
     return serial;
   }
-
-  /** Link targets found per kept match list (they go with it). */
-  private readonly targets = new WeakMap<Int32Array, Map<string, number[]>>();
 
   private keptMatches(query: PostQuery, sets: ResolvedSets): Int32Array {
     // Every page of a filter is a slice of its matches, found once and patched after writes. A search's ids are named by

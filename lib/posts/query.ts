@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import { storedIds } from "../db/ids";
-import { ReadKey } from "../cache/revision";
+import { ReadKey, sqlKey, type ReadCache } from "../cache/revision";
 import { trigramMatch } from "../db/search-index";
 import type { EngineContext } from "../engine-context";
 import { EngineError, hasNul } from "../engine-errors";
@@ -33,8 +33,6 @@ const NARROW_ROWS_MAX = 500;
 const ID_ROWS_PER_ROW = 25;
 /** At most this many linked posts are named in a statement (bound parameters) in place of a linkedBy subquery. */
 const MAX_NAMED_TARGETS = 5000;
-/** A kept search result is brought up to date by asking about at most this many changed posts; past that it is read again whole. */
-const MAX_SEARCH_RECHECK = 500;
 
 /** Whether a condition on a nullable column can only hold for a non-NULL value. */
 function rejectsNull(cond: FieldCondition): boolean {
@@ -139,16 +137,9 @@ export class PostQueries {
    */
   private async fromIndex(query: PostQuery): Promise<{ ids: number[]; total: number } | null> {
     const type = Array.isArray(query.type) ? (query.type.length === 1 ? query.type[0] : null) : query.type;
-    const cache = this.e.readCache;
-    const index = type === null || cache === null ? null : this.e.publishedIndex(type);
-    if (index === null || cache === null || !index.answers(query)) return null;
-    const token = await cache.token();
-    try {
-      await index.syncedFor(token);
-    } catch {
-      // The index starts over on its next use; this read asks the database.
-      return null;
-    }
+    const synced = type === null ? null : await this.syncedIndex(type, query);
+    if (synced === null) return null;
+    const { index, cache, token } = synced;
     const tax: number[][][] = [];
     for (const cond of query.tax ?? []) {
       this.e.registry.taxonomy(cond.taxonomy);
@@ -177,25 +168,36 @@ export class PostQueries {
   }
 
   /**
+   * The type's published index, brought up to the revision read here, when
+   * it has one that answers `query`; null: ask the database.
+   */
+  private async syncedIndex(type: string, query: PostQuery): Promise<{ index: PublishedIndex; cache: ReadCache; token: string } | null> {
+    const cache = this.e.readCache;
+    const index = cache === null ? null : this.e.publishedIndex(type);
+    if (index === null || cache === null || !index.answers(query)) return null;
+    const token = await cache.token();
+    try {
+      await index.syncedFor(token);
+    } catch {
+      // The index starts over on its next use; this read asks the database.
+      return null;
+    }
+    return { index, cache, token };
+  }
+
+  /**
    * A `linkedBy` condition from the linking type's published index: the
    * posts that its matching posts link to, when the index answers for them
    * (published posts only) and they are few enough to name in the
    * statement; null: the EXISTS subquery decides.
    */
   private async linkTargetsFromIndex(relation: string, by: NonNullable<NonNullable<PostQuery["links"]>[number]["linkedBy"]>): Promise<number[] | null> {
-    const cache = this.e.readCache;
-    const index = cache === null ? null : this.e.publishedIndex(by.type);
-    if (index === null || cache === null) return null;
     const linking: PostQuery = { type: by.type, status: by.status, visibility: by.visibility, where: by.where };
-    if (!index.answers(linking)) return null;
-    try {
-      await index.syncedFor(await cache.token());
-    } catch {
-      return null;
-    }
+    const synced = await this.syncedIndex(by.type, linking);
+    if (synced === null) return null;
     let targets: number[];
     try {
-      targets = index.linkTargets(linking, relation);
+      targets = synced.index.linkTargets(linking, relation);
     } catch (err) {
       if (isNotComparable(err)) return null;
       throw err;
@@ -220,24 +222,9 @@ export class PostQueries {
     const built = await this.buildQuery(searchOnly, (_q, compute) => compute());
     built.narrow?.(built.qb);
     const qb = built.qb.select("p.id");
-    const { sql, bindings } = qb.toSQL();
-    const key = `${sql}\u0000${JSON.stringify(bindings)}`;
-    // Read before any statement: what changes after it is in the log of a later version.
-    const version = index.changeVersion;
-    const kept = index.keptSearch(key);
-    if (kept !== undefined && kept.version === version) return kept.ids;
-    const changed = kept === undefined ? null : index.changedSince(kept.version);
-    let ids: readonly number[];
-    if (kept !== undefined && changed !== null && changed.length <= MAX_SEARCH_RECHECK) {
-      const now = new Set(kept.ids);
-      for (const id of changed) now.delete(id);
-      if (changed.length > 0) for (const r of (await qb.clone().whereIn("p.id", changed)) as JoinedRow[]) now.add(Number(r.id));
-      ids = [...now];
-    } else {
-      ids = ((await qb) as JoinedRow[]).map((r) => Number(r.id));
-    }
-    index.keepSearch(key, version, ids);
-    return ids;
+    return index.searchIds(sqlKey(qb), async (only) =>
+      ((await (only === undefined ? qb : qb.clone().whereIn("p.id", only))) as JoinedRow[]).map((r) => Number(r.id)),
+    );
   }
 
   /** The rows of one page (whole posts with their typed fields, or `p.id` alone) and the total. */

@@ -6,7 +6,8 @@ import { assertNoNul, EngineError } from "../engine-errors";
 import { sanitizeTitle } from "../format/slug";
 import { deletedPostChange, postChange } from "../hooks/journal";
 import type { CurrentUser } from "../users/types";
-import { derivePostDates, formatLocal, formatUtc, siteZone, utcMillis, ZERO_DATE } from "./dates";
+import { utcSqlMillis } from "../dates/format";
+import { derivePostDates, formatLocal, formatUtc, siteZone, ZERO_DATE } from "./dates";
 import { defaultFieldValues, toDbValue } from "./fields";
 import { PostLoader, type PostRow } from "./load";
 import { uniqueInts } from "./query";
@@ -262,7 +263,7 @@ export class PostWriter {
 
   /** wp_insert_post: `publish` dated a minute or more ahead becomes `future`; a `future` date that has come makes it `publish`. */
   private scheduled(type: RegisteredPostType, status: PostStatus, dateUtc: string, now: Date): PostStatus {
-    const ahead = dateUtc === ZERO_DATE ? -Infinity : utcMillis(dateUtc) - now.getTime();
+    const ahead = dateUtc === ZERO_DATE ? -Infinity : utcSqlMillis(dateUtc) - now.getTime();
     if (status === "publish" && ahead >= SCHEDULE_THRESHOLD_MS && type.statuses.has("future")) return "future";
     if (status === "future" && ahead < SCHEDULE_THRESHOLD_MS) return "publish";
     return status;

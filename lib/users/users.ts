@@ -3,7 +3,8 @@ import type { EngineContext } from "../engine-context";
 import type { AppPasswordRecord, UserRecord, UsersApi } from "../engine-api";
 import { isStoredId, storedIds } from "../db/ids";
 import { assertNoNul, EngineError, hasNul, isUniqueViolation } from "../engine-errors";
-import { formatUtc, utcMillis } from "../posts/dates";
+import { utcSqlMillis } from "../dates/format";
+import { formatUtc } from "../posts/dates";
 import { insertReturningId } from "../posts/sql";
 import { roleCan } from "./capabilities";
 import { createNonce, verifyNonce } from "./nonce";
@@ -251,7 +252,7 @@ export class Users implements UsersApi {
     }
     if (!match) return { ok: false, reason: "incorrect_password" };
     const now = this.e.now();
-    if (!match.last_used || now.getTime() - utcMillis(match.last_used) >= LAST_USED_GRANULARITY_MS) {
+    if (!match.last_used || now.getTime() - utcSqlMillis(match.last_used) >= LAST_USED_GRANULARITY_MS) {
       await this.e.knex(this.e.tables.appPasswords).where({ id: match.id }).update({ last_used: formatUtc(now), last_ip: ip ?? null });
     }
     return { ok: true, user: this.currentUser(toRecord(row)) };
