@@ -3,7 +3,9 @@ import { deflateRawSync, inflateRawSync } from "node:zlib";
 import fs from "node:fs";
 import path from "node:path";
 import type { Answer } from "./answer";
+import type { TagChanges } from "../db/dialects/types";
 import { unionTags, type KeptRecord, type RecordCache } from "./records";
+import { TagFeed } from "./tag-feed";
 
 /**
  * Stored answers: whole anonymous GET answers of the endpoints that opt in
@@ -79,6 +81,8 @@ export interface AnswerStoreOptions {
    * afterwards).
    */
   readonly attach?: { file: string; cacheTags: string };
+  /** The database's tag changes (`Dialect.tagChanges`): kept records are proved from memory with them (tag-feed.ts). */
+  readonly changes?: TagChanges;
 }
 
 /** What a build gives the store: the answer and the tags it showed. */
@@ -99,6 +103,14 @@ export const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
 /** The share of the stored answers deleted, oldest first, when the bound is passed: eviction runs once per so many stores, not at each. */
 const EVICT_SHARE = 0.1;
 
+/** A kept record's row: `token` is the tag-feed position it was marked with ("" for none). */
+interface RecordRow extends StoredRow {
+  id: number;
+  key: string;
+  token: string;
+  tags: string;
+}
+
 interface StoredRow {
   /** Not read where the statement proves the answer itself (`selectValid`). */
   token?: string;
@@ -107,7 +119,7 @@ interface StoredRow {
   no_cache: number;
   /** The header list as JSON, a newline, then the body, deflated (see `pack`). */
   answer: Buffer;
-  /** 1: deflated against the file's dictionary; 0: without one (stored before the dictionary was chosen). */
+  /** 1: deflated against the file's dictionary; 0: without one (stored before the dictionary was chosen); PLAIN_BODY: kept records. */
   packing: number;
 }
 
@@ -187,10 +199,18 @@ function selectValid(cacheTags: string): string {
   return `SELECT status, no_cache, packing, answer FROM stored_answers a WHERE a.id = ? AND a.key = ? AND ${provedHere(cacheTags)}`;
 }
 
-/** `selectValid` for many rows at once (kept records): ids as a JSON array; the caller compares the keys. */
-function selectManyValid(cacheTags: string): string {
-  return `SELECT key, packing, answer FROM stored_answers a WHERE a.id IN (SELECT value FROM json_each(?)) AND ${provedHere(cacheTags)}`;
+/** Which of many rows (ids as a JSON array) are still good, as `selectValid` proves one. */
+function provedManyHere(cacheTags: string): string {
+  return `SELECT a.id FROM stored_answers a WHERE a.id IN (SELECT value FROM json_each(?)) AND ${provedHere(cacheTags)}`;
 }
+
+/** Without the database's tag changes every sync starts over: a record is then proved again whenever the revision moved. */
+const EVERYTHING_CHANGES: TagChanges = {
+  since: (() => {
+    let n = 0;
+    return async () => ({ position: `all ${++n}`, all: true as const });
+  })(),
+};
 
 /** The condition that every tag of row `a` still has the version it was stored with. */
 function provedHere(cacheTags: string): string {
@@ -199,6 +219,16 @@ function provedHere(cacheTags: string): string {
   return `NOT EXISTS (SELECT 1 FROM json_each(a.tags) j
     WHERE coalesce((SELECT t.version FROM site."${cacheTags}" t WHERE t.tag = json_extract(j.value, '$[0]')), 0) <> json_extract(j.value, '$[1]'))`;
 }
+
+/**
+ * Packing of kept records: the body as it is, not deflated. A list page
+ * reads 20 to 50 of them; node's synchronous inflate gives each a 16 kB
+ * output chunk of its own, so that inflating them made ~0.8 MB of buffers
+ * per page for the garbage collector (a full collection every ~0.3 s under
+ * varied list traffic, and a malloc heap that kept growing). Raw records
+ * take about three times the file space of deflated ones.
+ */
+const PLAIN_BODY = 2;
 
 /** Kept records (records.ts) share the file with answers: their keys are kept apart by this prefix (an answer key starts with its URL). */
 const RECORD_KEY = "record ";
@@ -227,6 +257,8 @@ export class AnswerStore {
   /** Kept records (records.ts) are counted apart from answers. */
   private readonly recordCounters = { hits: 0, proved: 0, kept: 0, skipped: 0 };
   private readonly maxBytes: number;
+  /** Proves kept records from memory (see getRecords). */
+  private readonly feed: TagFeed;
   /** The preset dictionary of every answer in the file (see SCHEMA); read when first needed, chosen by the first answer stored. */
   private dictionary: Buffer | undefined;
 
@@ -242,12 +274,11 @@ export class AnswerStore {
     private readonly rowCount: SqliteStatement = db.prepare("SELECT count(*) AS n FROM stored_answers"),
     private readonly recordCount: SqliteStatement = db.prepare("SELECT count(*) AS n FROM stored_answers WHERE substr(key, 1, ?) = ?"),
     private readonly evictOldest: SqliteStatement = db.prepare("DELETE FROM stored_answers WHERE id IN (SELECT id FROM stored_answers ORDER BY stored_at LIMIT ?)"),
-    private readonly selectMany: SqliteStatement = db.prepare(
-      options.attach !== undefined
-        ? selectManyValid(options.attach.cacheTags)
-        : "SELECT id, key, token, tags, packing, answer FROM stored_answers WHERE id IN (SELECT value FROM json_each(?))",
-    ),
+    private readonly selectRecords: SqliteStatement = db.prepare("SELECT id, key, token, tags, packing, answer FROM stored_answers WHERE id IN (SELECT value FROM json_each(?))"),
+    /** Attached site file: which of the rows (ids as a JSON array) are still good, proved in the statement. */
+    private readonly proveRecords: SqliteStatement | undefined = options.attach !== undefined ? db.prepare(provedManyHere(options.attach.cacheTags)) : undefined,
   ) {
+    this.feed = new TagFeed(options.changes ?? EVERYTHING_CHANGES, { revision: options.revision });
     this.always = [...new Set(options.always)];
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.pageSize = Number(db.pragma("page_size", { simple: true }));
@@ -412,55 +443,74 @@ export class AnswerStore {
     keep: (token, records) => this.keepRecords(token, records),
   };
 
-  private async getRecords(keys: readonly string[]): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
+  /*
+   * Kept records are proved by the tag feed (tag-feed.ts) where it can: a
+   * record row's `token` is the feed position of the state it was built
+   * from (or proved at), and the record is still good while none of its
+   * tags changed after it, which the feed answers from memory. Rows the
+   * feed cannot answer for (kept by another process, before this one
+   * started, or longer ago than it remembers) are proved as answers are,
+   * against their tag versions, and marked with the current position.
+   */
+  private async getRecords(keys: readonly string[]): Promise<Map<string, Buffer>> {
+    const out = new Map<string, Buffer>();
     if (keys.length === 0) return out;
     const wanted = new Map<number, string>();
     for (const key of keys) wanted.set(keyId(RECORD_KEY + key), RECORD_KEY + key);
-    let rows: Array<StoredRow & { id?: number; key: string }>;
+    // Read before the rows: the feed's answers then cover every commit the rows could have missed.
+    const token = await this.feed.current();
+    if (token === null) return out;
+    let rows: RecordRow[];
     try {
-      rows = this.selectMany.all(JSON.stringify([...wanted.keys()])) as Array<StoredRow & { id?: number; key: string }>;
+      rows = this.selectRecords.all(JSON.stringify([...wanted.keys()])) as RecordRow[];
     } catch (err) {
       this.options.logger?.error("stored answers: reading records failed", err);
       return out;
     }
-    const texts = (row: StoredRow & { key: string }): void => {
+    const texts = (row: RecordRow): void => {
+      if (row.packing === PLAIN_BODY) {
+        out.set(row.key.slice(RECORD_KEY.length), row.answer);
+        return;
+      }
       const answer = this.unpack(row);
-      if (answer !== undefined) out.set(row.key.slice(RECORD_KEY.length), answer.body === null ? "" : answer.body.toString("utf8"));
+      if (answer !== undefined) out.set(row.key.slice(RECORD_KEY.length), answer.body ?? Buffer.alloc(0));
     };
     const wantedKeys = new Set(wanted.values());
-    const mine = rows.filter((r) => wantedKeys.has(r.key));
-    if (this.options.attach !== undefined) {
-      // Proved by the statement itself.
-      for (const row of mine) texts(row);
-      this.recordCounters.hits += out.size;
-      return out;
-    }
-    const revision = await this.options.revision();
-    if (revision === null) return out;
-    const token = this.tokenOf(revision);
-    const unproved: Array<StoredRow & { id?: number; key: string; pairs: Array<[number, number]> }> = [];
-    for (const row of mine) {
-      if (row.token === token) texts(row);
-      else {
-        try {
-          unproved.push({ ...row, pairs: JSON.parse(row.tags ?? "[]") as Array<[number, number]> });
-        } catch {
-          // Unreadable tags: a miss.
-        }
+    const unproved: Array<RecordRow & { pairs: Array<[number, number]> }> = [];
+    for (const row of rows) {
+      if (!wantedKeys.has(row.key)) continue;
+      let pairs: Array<[number, number]>;
+      try {
+        pairs = JSON.parse(row.tags) as Array<[number, number]>;
+      } catch {
+        continue; // Unreadable tags: a miss.
       }
+      const unchanged = row.token === "" ? undefined : this.feed.unchangedSince(row.token, pairs.map(([tag]) => tag));
+      if (unchanged === true) texts(row);
+      else if (unchanged === undefined && pairs.length > 0) unproved.push({ ...row, pairs });
     }
     this.recordCounters.hits += out.size;
     if (unproved.length === 0) return out;
-    const all = new Set<number>();
-    for (const row of unproved) for (const [tag] of row.pairs) all.add(tag);
-    const current = await this.options.versions([...all]);
-    const proved = unproved.filter((row) => row.pairs.length > 0 && row.pairs.every(([tag, version]) => (current.get(tag) ?? 0) === version));
+    let proved: RecordRow[];
+    if (this.proveRecords !== undefined) {
+      // Proved in the statement itself, against the attached site file.
+      const good = new Set((this.proveRecords.all(JSON.stringify(unproved.map((r) => r.id))) as Array<{ id: number }>).map((r) => r.id));
+      proved = unproved.filter((row) => good.has(row.id));
+    } else {
+      const all = new Set<number>();
+      for (const row of unproved) for (const [tag] of row.pairs) all.add(tag);
+      const current = await this.options.versions([...all]);
+      proved = unproved.filter((row) => row.pairs.every(([tag, version]) => (current.get(tag) ?? 0) === version));
+    }
     for (const row of proved) texts(row);
     this.recordCounters.proved += proved.length;
-    this.write("updating tokens", () => this.db.transaction(() => {
-      for (const row of proved) this.retoken.run(token, row.id, row.key);
-    })());
+    // Good at the state the feed was synced for before they were read (versions only grow): marked with its position.
+    const position = await this.feed.markFor(token);
+    if (position !== null && proved.length > 0) {
+      this.write("marking records", () => this.db.transaction(() => {
+        for (const row of proved) this.retoken.run(position, row.id, row.key);
+      })());
+    }
     return out;
   }
 
@@ -468,18 +518,18 @@ export class AnswerStore {
     if (records.length === 0) return;
     const all = unionTags(this.always, records);
     const versions = await this.options.versions(all);
-    if ((await this.options.revision()) !== revision) {
+    // Built from the state under `revision` (read before the posts were loaded): its position, unless something committed since.
+    const position = await this.feed.markFor(revision);
+    if (position === null) {
       this.recordCounters.skipped += records.length;
       return;
     }
-    const kept = this.options.attach !== undefined ? "" : this.tokenOf(revision);
     const now = Date.now();
     const stored = this.write("keeping records", () => this.db.transaction(() => {
       for (const r of records) {
         const pairs = unionTags(this.always, [r]).map((tag) => [tag, versions.get(tag) ?? 0]);
-        const { packing, answer } = this.pack({ status: 200, headers: [], body: Buffer.from(r.text), noCache: false });
         const key = RECORD_KEY + r.key;
-        this.upsert.run(keyId(key), key, kept, JSON.stringify(pairs), 200, 0, packing, answer, now);
+        this.upsert.run(keyId(key), key, position, JSON.stringify(pairs), 200, 0, PLAIN_BODY, r.bytes, now);
       }
       this.evictPastBound();
     })());
@@ -565,6 +615,7 @@ export class AnswerStore {
 
 /** A stored answer as it was composed; `undefined` (a miss) when it cannot be read back. */
 function unpackAnswer(row: StoredRow, dictionary: Buffer | undefined): Answer | undefined {
+  if (row.packing === PLAIN_BODY) return { status: row.status, headers: [], body: row.answer, noCache: row.no_cache === 1 };
   try {
     const plain = dictionary === undefined ? inflateRawSync(row.answer) : inflateRawSync(row.answer, { dictionary });
     const newline = plain.indexOf(10);

@@ -86,6 +86,7 @@ async function openAnswerStore(engine: CachedEngine, options: CachingOptions): P
     identity: `calpress ${CALPRESS_VERSION} ${codeFingerprint()}; epoch ${epoch}; site ${setting.version ?? ""}`,
     logger: options.logger,
     attach: sqliteAttachment(engine),
+    changes: engine.dialect.tagChanges(engine.knex, engine.tables) ?? undefined,
   });
 }
 

@@ -19,8 +19,8 @@
  */
 export interface KeptRecord {
   readonly key: string;
-  /** The record's JSON text (as `encodeJson` writes it). */
-  readonly text: string;
+  /** The record's JSON text (as `encodeJson` writes it), as UTF-8 bytes: answers are pasted together as bytes (lib/routes/json.ts `encodeJsonBytes`). */
+  readonly bytes: Buffer;
   /** The cache tags of everything the record shows (lib/db/cache-tags.ts). */
   readonly tags: Iterable<number>;
 }
@@ -37,14 +37,14 @@ export interface RecordCache {
    * Read before the records that will be kept are loaded.
    */
   token(): Promise<string | null>;
-  /** The kept texts still good now, by key (keys without one are absent). */
-  get(keys: readonly string[]): Promise<Map<string, string>>;
+  /** The kept texts still good now, as bytes, by key (keys without one are absent). */
+  get(keys: readonly string[]): Promise<Map<string, Buffer>>;
   /** Keeps texts built after `token` was read; nothing when anything committed since. */
   keep(token: string, records: readonly KeptRecord[]): Promise<void>;
 }
 
 export interface MemoryRecordsOptions {
-  /** Bound on the texts kept, in bytes (UTF-16 code units count one byte: the texts are mostly ASCII). */
+  /** Bound on the texts kept, in bytes. */
   readonly maxBytes?: number;
   revision(): Promise<string | null>;
   versions(tags: readonly number[]): Promise<Map<number, number>>;
@@ -56,7 +56,7 @@ export interface MemoryRecordsOptions {
 export const DEFAULT_MEMORY_RECORD_BYTES = 16 * 1024 * 1024;
 
 interface MemoryEntry {
-  text: string;
+  bytes: Buffer;
   /** Sorted tags and the versions they had when the text was kept. */
   tags: number[];
   versions: number[];
@@ -91,8 +91,8 @@ export class MemoryRecords implements RecordCache {
     return { ...this.counters, entries: this.entries.size, bytes: this.held };
   }
 
-  async get(keys: readonly string[]): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
+  async get(keys: readonly string[]): Promise<Map<string, Buffer>> {
+    const out = new Map<string, Buffer>();
     if (this.entries.size === 0) return out;
     const token = await this.options.revision();
     if (token === null) return out;
@@ -101,7 +101,7 @@ export class MemoryRecords implements RecordCache {
       const entry = this.entries.get(key);
       if (entry === undefined) continue;
       if (entry.token === token) {
-        out.set(key, entry.text);
+        out.set(key, entry.bytes);
         this.counters.hits++;
       } else unproved.push([key, entry]);
     }
@@ -114,7 +114,7 @@ export class MemoryRecords implements RecordCache {
         if (this.entries.get(key) !== e) continue;
         if (e.tags.every((t, i) => (current.get(t) ?? 0) === e.versions[i])) {
           e.token = token;
-          out.set(key, e.text);
+          out.set(key, e.bytes);
           this.counters.proved++;
         } else this.drop(key);
       }
@@ -133,9 +133,9 @@ export class MemoryRecords implements RecordCache {
     for (const r of records) {
       const tags = unionTags(this.options.always, [r]);
       this.drop(r.key);
-      if (r.text.length > this.maxBytes) continue;
-      this.entries.set(r.key, { text: r.text, tags, versions: tags.map((t) => versions.get(t) ?? 0), token });
-      this.held += r.text.length;
+      if (r.bytes.length > this.maxBytes) continue;
+      this.entries.set(r.key, { bytes: r.bytes, tags, versions: tags.map((t) => versions.get(t) ?? 0), token });
+      this.held += r.bytes.length;
       this.counters.kept++;
     }
     // Oldest kept first out (a Map iterates in insertion order).
@@ -150,6 +150,6 @@ export class MemoryRecords implements RecordCache {
     const old = this.entries.get(key);
     if (old === undefined) return;
     this.entries.delete(key);
-    this.held -= old.text.length;
+    this.held -= old.bytes.length;
   }
 }

@@ -9,7 +9,7 @@ import { entityTag } from "./conditional";
 import { internalServerError } from "./errors";
 import { corsVariesByOrigin } from "./cors";
 import { filterFields, parseFields } from "./fields";
-import { encodeJson } from "./json";
+import { encodeJson, encodeJsonBytes } from "./json";
 import { own, type ParamMap } from "./params";
 import type { Outcome } from "./pipeline";
 import type { Answer } from "../cache/answer";
@@ -37,11 +37,11 @@ export interface AnswerContext {
 }
 
 /**
- * The outcome's status, route headers and body text with `_fields`,
+ * The outcome's status, route headers and body bytes with `_fields`,
  * `_envelope` and `_pretty` applied (a raw body as it is). Also gives the
  * tag a write's precondition compares (preconditions.ts).
  */
-export function serialize(table: RouteTable, outcome: Outcome, query: Readonly<ParamMap>): { status: number; headers: Record<string, string>; body: string; contentType?: string } {
+export function serialize(table: RouteTable, outcome: Outcome, query: Readonly<ParamMap>): { status: number; headers: Record<string, string>; body: Buffer; contentType?: string } {
   let status = outcome.status;
   let data = outcome.data;
   let headers = outcome.headers;
@@ -50,7 +50,7 @@ export function serialize(table: RouteTable, outcome: Outcome, query: Readonly<P
   const pretty = own(params, "_pretty") !== undefined && own(params, "_pretty") !== null;
   try {
     // A raw body (`rawResponse`) is sent as it is; `_envelope` still answers JSON, with the text as its body.
-    if (outcome.raw !== undefined && own(query, "_envelope") === undefined) return { status, headers, body: String(data), contentType: outcome.raw.contentType };
+    if (outcome.raw !== undefined && own(query, "_envelope") === undefined) return { status, headers, body: Buffer.from(String(data)), contentType: outcome.raw.contentType };
     if (status < 400) {
       const fields = parseFields(own(params, "_fields"));
       if (fields) data = filterFields(data, fields);
@@ -60,10 +60,10 @@ export function serialize(table: RouteTable, outcome: Outcome, query: Readonly<P
       status = 200;
       headers = {};
     }
-    return { status, headers, body: encodeJson(data, pretty ? 4 : undefined) };
+    return { status, headers, body: encodeJsonBytes(data, pretty ? 4 : undefined) };
   } catch (err) {
     table.settings.logger.error("REST response could not be encoded", err);
-    return { status: 500, headers: {}, body: encodeJson(internalServerError().toJSON()) };
+    return { status: 500, headers: {}, body: Buffer.from(encodeJson(internalServerError().toJSON())) };
   }
 }
 
@@ -72,7 +72,7 @@ export function serialize(table: RouteTable, outcome: Outcome, query: Readonly<P
  * the response cache can keep it and write it again.
  */
 export function compose(req: Request, outcome: Outcome, ctx: AnswerContext, privateAnswer = false): Answer {
-  const { status, headers: routeHeaders, body, contentType } = serialize(ctx.table, outcome, ctx.query);
+  const { status, headers: routeHeaders, body: bytes, contentType } = serialize(ctx.table, outcome, ctx.query);
   const headers: [string, string][] = [
     ["Content-Type", contentType ?? "application/json; charset=UTF-8"],
     ["X-Robots-Tag", "noindex"],
@@ -85,8 +85,6 @@ export function compose(req: Request, outcome: Outcome, ctx: AnswerContext, priv
     else headers.push([name, value]);
   }
   headers.push(["Link", links.join(", ")]);
-  // Encoded once: a kept answer is then written as it is, without encoding it again per request.
-  const bytes = Buffer.from(body);
   const reading = ctx.method === "GET" || ctx.method === "HEAD";
   // The tag of what a GET shows (conditional.ts), kept with the answer by the response cache and the answer store.
   if (reading && outcome.status === 200) headers.push(["ETag", entityTag(status, contentType ?? "", routeHeaders, bytes)]);

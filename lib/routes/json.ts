@@ -30,15 +30,45 @@ export function isAbsent(value: unknown): value is null | undefined {
  * before its ETag is computed and before it is kept or stored.
  */
 export function encodeJson(value: unknown, indent?: number): string {
+  const { text, pieces } = encodeWithPlaceholders(value, indent);
+  if (pieces.length === 0) return text;
+  return text.replace(PLACEHOLDER, (m, i: string) => {
+    const piece = pieces[Number(i)];
+    return piece === undefined ? m : typeof piece === "string" ? piece : piece.toString("utf8");
+  });
+}
+
+/**
+ * `encodeJson` as UTF-8 bytes, which is what an answer is sent and kept as.
+ * Pasted texts kept as bytes are copied as they are: never decoded, joined
+ * and encoded again. That matters beyond the copies saved: V8 joins strings
+ * of which any has a character past U+00FF (texturized quotes, which most
+ * records have) some twenty times slower than one-byte strings (~0.6 ms
+ * for a 50-event page against ~35 µs for concatenating the bytes).
+ */
+export function encodeJsonBytes(value: unknown, indent?: number): Buffer {
+  const { text, pieces } = encodeWithPlaceholders(value, indent);
+  if (pieces.length === 0) return Buffer.from(text);
+  const parts: Buffer[] = [];
+  const re = new RegExp(PLACEHOLDER.source, "g");
+  let last = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const piece = pieces[Number(m[1])];
+    if (piece === undefined) continue;
+    parts.push(Buffer.from(text.slice(last, m.index)), typeof piece === "string" ? Buffer.from(piece) : piece);
+    last = m.index + m[0].length;
+  }
+  parts.push(Buffer.from(text.slice(last)));
+  return Buffer.concat(parts);
+}
+
+/** The JSON text with a placeholder where each RawJson stands, and their texts by placeholder index. */
+function encodeWithPlaceholders(value: unknown, indent: number | undefined): { text: string; pieces: ReadonlyArray<string | Buffer> } {
   const outer = pasted;
   pasted = [];
   encoding++;
   try {
-    const text = escapeScriptText(JSON.stringify(value, null, indent) ?? "null");
-    const pieces = pasted;
-    if (pieces.length === 0) return text;
-    // Each placeholder is a JSON string of U+0000 (written `\u0000`), this process's random mark and an index: no data can spell it.
-    return text.replace(PLACEHOLDER, (m, i: string) => pieces[Number(i)] ?? m);
+    return { text: escapeScriptText(JSON.stringify(value, null, indent) ?? "null"), pieces: pasted };
   } finally {
     pasted = outer;
     encoding--;
@@ -54,7 +84,7 @@ const MARK = randomBytes(9).toString("hex");
 const PLACEHOLDER = new RegExp(`"\\\\u0000paste-${MARK}:(\\d+)"`, "g");
 
 /** The texts of the RawJson values met by the `encodeJson` running now. */
-let pasted: string[] = [];
+let pasted: Array<string | Buffer> = [];
 /** How many `encodeJson` calls are running (nested: a RawJson's own encoding). */
 let encoding = 0;
 
@@ -64,11 +94,12 @@ let encoding = 0;
  * answers no filter looks into (`_fields` reads values, not text).
  */
 export class RawJson {
-  constructor(readonly text: string) {}
+  /** `text`: the JSON text, or its UTF-8 bytes. */
+  constructor(readonly text: string | Buffer) {}
 
   toJSON(): unknown {
     // Stringified by anything else (a test, a log line): the value itself.
-    if (encoding === 0) return JSON.parse(this.text) as unknown;
+    if (encoding === 0) return JSON.parse(typeof this.text === "string" ? this.text : this.text.toString("utf8")) as unknown;
     pasted.push(this.text);
     return `\u0000paste-${MARK}:${pasted.length - 1}`;
   }

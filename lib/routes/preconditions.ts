@@ -44,7 +44,7 @@ const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 function readTag(table: RouteTable, outcome: Outcome, query: ParamMap): string | undefined {
   if (outcome.status !== 200) return undefined;
   const { status, headers, body, contentType } = serialize(table, outcome, query);
-  return entityTag(status, contentType ?? "", headers, Buffer.from(body));
+  return entityTag(status, contentType ?? "", headers, body);
 }
 
 /** A write whose preconditions are to be checked: an HTTP request or a batch sub-request. */

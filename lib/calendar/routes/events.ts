@@ -253,8 +253,8 @@ export function registerEventRoutes(host: CalendarHost): void {
       const posts = missing.map((id) => loaded.get(id)).filter((p): p is LoadedPost => p !== undefined && p.type === EVENT);
       if (posts.length < missing.length) return undefined;
       const ctx = await recordContext(engine, req, posts, { single: false, fieldsAt: "events" });
-      const built: KeptRecord[] = posts.map((p) => ({ key: recordKey(req, p.id, language), text: encodeJson(eventRecord(p, ctx)), tags: recordTags(p, ctx.related, language) }));
-      for (const r of built) texts.set(r.key, r.text);
+      const built: KeptRecord[] = posts.map((p) => ({ key: recordKey(req, p.id, language), bytes: Buffer.from(encodeJson(eventRecord(p, ctx))), tags: recordTags(p, ctx.related, language) }));
+      for (const r of built) texts.set(r.key, r.bytes);
       if (token !== null) await kept.keep(token, built);
     }
     return { records: keys.map((key) => new RawJson(texts.get(key) ?? "null")), paging: pagingOf(req, result, "events/", false) };
@@ -355,7 +355,7 @@ export function registerEventRoutes(host: CalendarHost): void {
           // The same record as lists show it (they have no `json_ld`): kept for them.
           const { json_ld: _jsonLd, ...listed } = record;
           const language = await requestLanguage(req, engine);
-          await host.rest.records.keep(token, [{ key: recordKey(req, post.id, language), text: encodeJson(listed), tags: recordTags(post, ctx.related, language) }]);
+          await host.rest.records.keep(token, [{ key: recordKey(req, post.id, language), bytes: Buffer.from(encodeJson(listed)), tags: recordTags(post, ctx.related, language) }]);
         }
         return record;
       },
