@@ -119,7 +119,7 @@ interface StoredRow {
   no_cache: number;
   /** The header list as JSON, a newline, then the body, deflated (see `pack`). */
   answer: Buffer;
-  /** 1: deflated against the file's dictionary; 0: without one (stored before the dictionary was chosen); PLAIN_BODY: kept records. */
+  /** 1: deflated against the file's dictionary; 0: without one (stored before the dictionary was chosen). */
   packing: number;
 }
 
@@ -221,14 +221,13 @@ function provedHere(cacheTags: string): string {
 }
 
 /**
- * Packing of kept records: the body as it is, not deflated. A list page
- * reads 20 to 50 of them; node's synchronous inflate gives each a 16 kB
- * output chunk of its own, so that inflating them made ~0.8 MB of buffers
- * per page for the garbage collector (a full collection every ~0.3 s under
- * varied list traffic, and a malloc heap that kept growing). Raw records
- * take about three times the file space of deflated ones.
+ * The output chunk kept records are inflated into. Node's synchronous
+ * inflate allocates its chunk size (16 kB by default) for every call and
+ * hands back a slice of it; a list page inflates 20 to 50 records of 1 to
+ * 4 kB, and with the default ~0.8 MB of buffers per page kept the garbage
+ * collector busy. Larger records take more than one chunk, as before.
  */
-const PLAIN_BODY = 2;
+const RECORD_CHUNK = 4096;
 
 /** Kept records (records.ts) share the file with answers: their keys are kept apart by this prefix (an answer key starts with its URL). */
 const RECORD_KEY = "record ";
@@ -468,11 +467,7 @@ export class AnswerStore {
       return out;
     }
     const texts = (row: RecordRow): void => {
-      if (row.packing === PLAIN_BODY) {
-        out.set(row.key.slice(RECORD_KEY.length), row.answer);
-        return;
-      }
-      const answer = this.unpack(row);
+      const answer = this.unpack(row, RECORD_CHUNK);
       if (answer !== undefined) out.set(row.key.slice(RECORD_KEY.length), answer.body ?? Buffer.alloc(0));
     };
     const wantedKeys = new Set(wanted.values());
@@ -528,8 +523,9 @@ export class AnswerStore {
     const stored = this.write("keeping records", () => this.db.transaction(() => {
       for (const r of records) {
         const pairs = unionTags(this.always, [r]).map((tag) => [tag, versions.get(tag) ?? 0]);
+        const { packing, answer } = this.pack({ status: 200, headers: [], body: r.bytes, noCache: false });
         const key = RECORD_KEY + r.key;
-        this.upsert.run(keyId(key), key, position, JSON.stringify(pairs), 200, 0, PLAIN_BODY, r.bytes, now);
+        this.upsert.run(keyId(key), key, position, JSON.stringify(pairs), 200, 0, packing, answer, now);
       }
       this.evictPastBound();
     })());
@@ -588,14 +584,14 @@ export class AnswerStore {
     return dictionary === undefined ? { packing: 0, answer: deflateRawSync(plain) } : { packing: 1, answer: deflateRawSync(plain, { dictionary }) };
   }
 
-  private unpack(row: StoredRow): Answer | undefined {
+  private unpack(row: StoredRow, chunkSize?: number): Answer | undefined {
     let dictionary: Buffer | undefined;
     try {
       if (row.packing === 1) dictionary = this.dictionaryFor();
     } catch (err) {
       this.options.logger?.error("stored answers: reading the dictionary failed", err);
     }
-    const response = row.packing === 1 && dictionary === undefined ? undefined : unpackAnswer(row, dictionary);
+    const response = row.packing === 1 && dictionary === undefined ? undefined : unpackAnswer(row, dictionary, chunkSize);
     if (response === undefined) this.options.logger?.error("stored answers: a stored answer could not be read back");
     return response;
   }
@@ -614,10 +610,9 @@ export class AnswerStore {
 }
 
 /** A stored answer as it was composed; `undefined` (a miss) when it cannot be read back. */
-function unpackAnswer(row: StoredRow, dictionary: Buffer | undefined): Answer | undefined {
-  if (row.packing === PLAIN_BODY) return { status: row.status, headers: [], body: row.answer, noCache: row.no_cache === 1 };
+function unpackAnswer(row: StoredRow, dictionary: Buffer | undefined, chunkSize: number | undefined): Answer | undefined {
   try {
-    const plain = dictionary === undefined ? inflateRawSync(row.answer) : inflateRawSync(row.answer, { dictionary });
+    const plain = inflateRawSync(row.answer, { ...(dictionary === undefined ? {} : { dictionary }), ...(chunkSize === undefined ? {} : { chunkSize }) });
     const newline = plain.indexOf(10);
     if (newline < 0) return undefined;
     const headers = JSON.parse(plain.toString("utf8", 0, newline)) as Array<[string, string]>;
