@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import type { Dialect, RevisionSource } from "../db/dialects/types";
 import { isReadStatement } from "../db/read-statement";
+import { FreshRuns } from "./fresh-runs";
 
 /**
  * "Has the database changed?" for read caches that must never serve a value
@@ -43,44 +44,17 @@ export class DataRevision {
     await this.source?.close();
   }
 
-  /** The check running now, if any. */
-  private running: Promise<string> | null = null;
-  /** The check that starts when the running one ends: it serves everyone who asked meanwhile. */
-  private next: Promise<string> | null = null;
+  /** Checks batched without giving up freshness (fresh-runs.ts): under load one statement serves many requests. */
+  private readonly checks = new FreshRuns(() => this.check());
 
   /**
    * The current token. Read before the cached value is used or computed: a
    * value computed after a later write began is stored under the older
    * token and so never served once that write is done.
-   *
-   * Checks are batched without giving up freshness: a caller never gets the
-   * result of a check that started before it asked (a commit could have
-   * landed in between); it waits for the next check, which starts when the
-   * running one ends and answers every caller that arrived meanwhile. Under
-   * load one statement serves many requests.
    */
   current(): Promise<string> {
     if (this.source === null || this.source.private) return Promise.resolve(String(this.local));
-    if (this.next !== null) return this.next;
-    if (this.running === null) return this.start();
-    const after = this.running;
-    const next = after.then(
-      () => this.start(),
-      () => this.start(),
-    );
-    this.next = next;
-    return next;
-  }
-
-  private start(): Promise<string> {
-    this.next = null;
-    const check = this.check();
-    this.running = check;
-    const clear = (): void => {
-      if (this.running === check) this.running = null;
-    };
-    check.then(clear, clear);
-    return check;
+    return this.checks.after();
   }
 
   private async check(): Promise<string> {

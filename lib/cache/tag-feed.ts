@@ -1,4 +1,5 @@
 import type { TagChanges } from "../db/dialects/types";
+import { FreshRuns } from "./fresh-runs";
 
 /**
  * Which cache tags changed since a position, answered from memory: what a
@@ -49,8 +50,8 @@ export class TagFeed {
   private position: string | null = null;
   /** The revision token the feed is known to be current for. */
   private token: string | null = null;
-  private running: Promise<void> | null = null;
-  private next: Promise<void> | null = null;
+  /** Syncs batched as the revision check is (fresh-runs.ts): a caller waits for one that started after it asked. */
+  private readonly syncs = new FreshRuns(() => this.sync(), () => this.forgetAll());
   private readonly maxTags: number;
   private readonly maxPositions: number;
 
@@ -101,36 +102,10 @@ export class TagFeed {
     return { tags: this.changed.size, positions: this.positions.size };
   }
 
-  // The same batching as the revision check and the published index: a caller waits for a sync that started after it asked.
   private async syncedFor(token: string): Promise<void> {
     if (this.token === token) return;
-    await this.nextSync();
+    await this.syncs.after();
     this.token = token;
-  }
-
-  private nextSync(): Promise<void> {
-    if (this.next !== null) return this.next;
-    if (this.running === null) return this.start();
-    const next = this.running.then(
-      () => this.start(),
-      () => this.start(),
-    );
-    this.next = next;
-    return next;
-  }
-
-  private start(): Promise<void> {
-    this.next = null;
-    const run = this.sync();
-    this.running = run;
-    const clear = (): void => {
-      if (this.running === run) this.running = null;
-    };
-    run.then(clear, () => {
-      clear();
-      this.forgetAll();
-    });
-    return run;
   }
 
   private async sync(): Promise<void> {

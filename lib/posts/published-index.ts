@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import { storedIds } from "../db/ids";
 import type { TagChanges } from "../db/dialects/types";
 import type { Tables } from "../db/tables";
+import { FreshRuns } from "../cache/fresh-runs";
 import { EngineError } from "../engine-errors";
 import { toDbValue } from "./fields";
 import type { RegisteredPostType } from "./registry";
@@ -357,8 +358,14 @@ export class PublishedIndex {
   private position: string | null = null;
   /** The revision token the entries are known to be current for. */
   private token: string | null = null;
-  private running: Promise<void> | null = null;
-  private next: Promise<void> | null = null;
+  /** Syncs batched as the revision check is (lib/cache/fresh-runs.ts); a failed one leaves everything to be read again. */
+  private readonly syncs = new FreshRuns(
+    () => this.sync(),
+    () => {
+      this.position = null;
+      this.token = null;
+    },
+  );
 
   constructor(
     private readonly knex: Knex,
@@ -388,35 +395,8 @@ export class PublishedIndex {
    */
   async syncedFor(token: string): Promise<void> {
     if (this.token === token) return;
-    await this.nextSync();
+    await this.syncs.after();
     this.token = token;
-  }
-
-  private nextSync(): Promise<void> {
-    if (this.next !== null) return this.next;
-    if (this.running === null) return this.start();
-    const next = this.running.then(
-      () => this.start(),
-      () => this.start(),
-    );
-    this.next = next;
-    return next;
-  }
-
-  private start(): Promise<void> {
-    this.next = null;
-    const run = this.sync();
-    this.running = run;
-    const clear = (): void => {
-      if (this.running === run) this.running = null;
-    };
-    run.then(clear, () => {
-      clear();
-      // Whatever was half applied is read again from scratch.
-      this.position = null;
-      this.token = null;
-    });
-    return run;
   }
 
   private async sync(): Promise<void> {
