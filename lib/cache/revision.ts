@@ -63,8 +63,8 @@ export class DataRevision {
   }
 }
 
-/** The most posts `postsUnder` holds for one token: past it, the map starts again empty. */
-const MAX_SHARED_POSTS = 5000;
+/** The most rows one of `sharedUnder`'s maps holds for one token: past it, the map starts again empty. */
+const MAX_SHARED_ROWS = 5000;
 
 /**
  * Results of read statements (list totals, list pages and the relations of
@@ -100,20 +100,23 @@ export class ReadCache {
   }
 
   /**
-   * Posts by id as they were under `token` (null: no such post), shared by
-   * every request that holds the same token: linked venues and organizers,
-   * a few thousand posts embedded by every event. A new token starts a new
-   * map; a value is only ever stored under a token read before it was
-   * loaded. Read-only for callers. Bounded: emptied when full.
+   * Rows by id as they were under `token` (null: no such row), shared by
+   * every request that holds the same token, one map per `kind`: the posts
+   * every event embeds (a few thousand venues and organizers), the terms
+   * lists filter by and records show. A new token starts a new map; a value
+   * is only ever stored under a token read before it was loaded. Read-only
+   * for callers. Bounded: emptied when full.
    */
-  postsUnder<T>(token: string): Map<number, T | null> {
-    if (this.posts === null || this.posts.token !== token || this.posts.byId.size > MAX_SHARED_POSTS) {
-      this.posts = { token, byId: new Map() };
+  sharedUnder<T>(kind: "posts" | "terms", token: string): Map<number, T | null> {
+    let shared = this.shared.get(kind);
+    if (shared === undefined || shared.token !== token || shared.byId.size > MAX_SHARED_ROWS) {
+      shared = { token, byId: new Map() };
+      this.shared.set(kind, shared);
     }
-    return this.posts.byId as Map<number, T | null>;
+    return shared.byId as Map<number, T | null>;
   }
 
-  private posts: { token: string; byId: Map<number, unknown> } | null = null;
+  private readonly shared = new Map<string, { token: string; byId: Map<number, unknown> }>();
 
   /** Releases the revision's own connection, if it opened one. */
   close(): Promise<void> {

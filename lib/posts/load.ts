@@ -173,7 +173,7 @@ export class PostLoader {
   async getShared(ids: number[], likelyTypes?: readonly string[]): Promise<Map<number, LoadedPost>> {
     const cache = this.e.readCache;
     if (cache === null) return this.getMany(ids, undefined, likelyTypes);
-    const known = cache.postsUnder<LoadedPost>(await cache.token());
+    const known = cache.sharedUnder<LoadedPost>("posts", await cache.token());
     const missing = [...new Set(storedIds(ids))].filter((id) => !known.has(id));
     if (missing.length > 0) {
       const loaded = new Map((await this.load(missing, undefined, likelyTypes)).map((p) => [p.id, p]));

@@ -95,6 +95,20 @@ type Predicate = (slot: number) => boolean;
 interface Order {
   compare: (a: number, b: number) => number;
   list: number[];
+  /** Each slot's index in `list` (-1: not in it), made when first needed after the list last changed; null: to be made. */
+  positions: Int32Array | null;
+}
+
+/** `order.positions`, made again if the list changed since. */
+function positionsOf(order: Order, slots: number): Int32Array {
+  if (order.positions === null || order.positions.length < slots) {
+    const positions = new Int32Array(slots).fill(-1);
+    order.list.forEach((slot, i) => {
+      positions[slot] = i;
+    });
+    order.positions = positions;
+  }
+  return order.positions;
 }
 
 function insertionPoint(order: Order, slot: number): number {
@@ -133,7 +147,8 @@ type Which = { ids: number[] } | { from: number; to: number };
 function within(q: Knex.QueryBuilder, column: string, which: Which): Knex.QueryBuilder {
   return "ids" in which ? q.whereIn(column, which.ids) : q.whereBetween(column, [which.from, which.to]);
 }
-const MAX_RESULTS = 2000;
+/** Kept match lists, one per filter (months × categories, venues…): at most this many, the longest found going first. */
+const MAX_RESULTS = 5000;
 /** The change log keeps at most this many syncs and ids; a kept search older than the log is read again whole. */
 const MAX_LOGGED_SYNCS = 256;
 const MAX_LOGGED_IDS = 20_000;
@@ -250,6 +265,11 @@ class Slots {
   readonly byLink = new Map<number, number[]>();
   private readonly free: number[] = [];
   private used = 0;
+
+  /** Slots handed out so far (every slot is below it). */
+  get slotCount(): number {
+    return this.used;
+  }
 
   constructor(private readonly width: number) {}
 
@@ -543,13 +563,21 @@ export class PublishedIndex {
       if (old !== undefined && now !== undefined && this.slots.holds(old, now, this.languageNumber(now.language))) continue;
       changed.push(id);
       // Out of every sorted view under its old values, written, then back in under the new ones.
-      if (old !== undefined) for (const order of this.orders.values()) order.list.splice(locate(order, old), 1);
+      if (old !== undefined) {
+        for (const order of this.orders.values()) {
+          order.list.splice(locate(order, old), 1);
+          order.positions = null;
+        }
+      }
       if (now === undefined) {
         this.slots.remove(id);
         continue;
       }
       const slot = this.slots.put(now, this.languageNumber(now.language));
-      for (const order of this.orders.values()) order.list.splice(insertionPoint(order, slot), 0, slot);
+      for (const order of this.orders.values()) {
+        order.list.splice(insertionPoint(order, slot), 0, slot);
+        order.positions = null;
+      }
     }
     if (changed.length > 0) this.heldLog.add(changed);
   }
@@ -676,9 +704,11 @@ export class PublishedIndex {
       this.held -= kept.matches.length;
     }
     this.held += matches.length;
-    if (this.results.size >= MAX_RESULTS || this.held > MAX_HELD_IDS) {
-      this.results.clear();
-      this.held = matches.length;
+    // Oldest found first out (a Map iterates in insertion order; a list found again goes to the end).
+    for (const [oldKey, old] of this.results) {
+      if (this.results.size < MAX_RESULTS && this.held <= MAX_HELD_IDS) break;
+      this.results.delete(oldKey);
+      this.held -= old.matches.length;
     }
     this.results.set(key, { matches, at: this.heldLog.version });
     return matches;
@@ -697,9 +727,15 @@ export class PublishedIndex {
     const candidates = narrowed();
     const slots = this.slots;
     let found: number[];
-    if (candidates !== null && candidates.length < (hi - lo) / 4) {
-      // A term, link or id list narrows to a few posts: those are checked and sorted, not the whole view.
-      found = candidates.filter(pass).sort(order.compare);
+    if (candidates !== null && candidates.length < hi - lo) {
+      // A term, link or id list narrows to fewer posts than the view's range: those within it are checked and put in the view's order.
+      const positions = positionsOf(order, slots.slotCount);
+      const at: number[] = [];
+      for (const slot of candidates) {
+        const p = positions[slot];
+        if (p >= lo && p < hi && pass(slot)) at.push(p);
+      }
+      found = Array.from(Int32Array.from(at).sort(), (p) => order.list[p]);
     } else {
       found = [];
       const list = order.list;
@@ -750,7 +786,7 @@ export class PublishedIndex {
   }
 
   /** The query's conditions as one test of a slot, the sorted view to walk (within `lo`..`hi`) and the candidates, if a condition narrows. */
-  private filter(query: PostQuery, sets: ResolvedSets): { pass: Predicate; order: { list: number[]; compare: (a: number, b: number) => number }; lo: number; hi: number; candidates: () => number[] | null } {
+  private filter(query: PostQuery, sets: ResolvedSets): { pass: Predicate; order: Order; lo: number; hi: number; candidates: () => number[] | null } {
     const tests: Predicate[] = [];
     const slots = this.slots;
     const member = (values: readonly number[]): Set<number> => new Set(storedIds(values));
@@ -823,8 +859,8 @@ export class PublishedIndex {
       }
     });
 
-    const order = this.orderFor(query);
-    const [lo, hi] = this.range(order.list, order.first, ranges);
+    const { order, first } = this.orderFor(query);
+    const [lo, hi] = this.range(order.list, first, ranges);
     const pass = (slot: number): boolean => {
       for (const t of tests) if (!t(slot)) return false;
       return true;
@@ -943,7 +979,7 @@ export class PublishedIndex {
   }
 
   /** The sorted view for the query's order (made once, then kept in step): SQL's order, NULL first ascending, ties by id. */
-  private orderFor(query: PostQuery): { list: number[]; compare: (a: number, b: number) => number; first: { column: Column; dir: "asc" | "desc" } } {
+  private orderFor(query: PostQuery): { order: Order; first: { column: Column; dir: "asc" | "desc" } } {
     const asked = query.orderBy && query.orderBy.length > 0 ? query.orderBy : [{ field: "date_local", dir: "desc" as const }];
     const keys = asked.map((o) => ({ column: this.column(o.field, true) as Column, dir: o.dir === "desc" ? ("desc" as const) : ("asc" as const), field: o.field }));
     const signature = keys.map((k) => `${k.field} ${k.dir}`).join(",");
@@ -959,11 +995,10 @@ export class PublishedIndex {
         }
         return (this.slots.id[a] - this.slots.id[b]) * (lastDir === "desc" ? -1 : 1);
       };
-      const made: Order = { compare, list: [...this.slots.slotOf.values()].sort(compare) };
-      this.orders.set(signature, made);
-      return { list: made.list, compare, first: keys[0] };
+      order = { compare, list: [...this.slots.slotOf.values()].sort(compare), positions: null };
+      this.orders.set(signature, order);
     }
-    return { list: order.list, compare: order.compare, first: keys[0] };
+    return { order, first: keys[0] };
   }
 
   /** The slice of a sorted view outside of which a bound on its first key cannot hold. */

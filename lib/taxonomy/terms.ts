@@ -273,8 +273,23 @@ export class Terms implements TermsApi {
     const out = new Map<number, Term>();
     const wanted = [...new Set(storedIds(ids))];
     if (wanted.length === 0) return out;
-    const rows: TermRow[] = await this.k(this.e.tables.terms).whereIn("id", wanted).select("*");
-    for (const r of rows) out.set(Number(r.id), rowToTerm(r));
+    const read = (ids: number[]): Promise<TermRow[]> => this.k(this.e.tables.terms).whereIn("id", ids).select("*");
+    const cache = this.e.readCache;
+    if (cache === null) {
+      for (const r of await read(wanted)) out.set(Number(r.id), rowToTerm(r));
+    } else {
+      // A site has few terms and every list filter and record asks for some (`categories=7`): rows are shared while nothing changed, each caller getting terms of its own.
+      const known = cache.sharedUnder<TermRow>("terms", await cache.token());
+      const missing = wanted.filter((id) => !known.has(id));
+      if (missing.length > 0) {
+        const rows = new Map((await read(missing)).map((r) => [Number(r.id), r]));
+        for (const id of missing) known.set(id, rows.get(id) ?? null);
+      }
+      for (const id of wanted) {
+        const row = known.get(id);
+        if (row) out.set(id, rowToTerm(row));
+      }
+    }
     noteTagsRead([...out.keys()].map(termTag));
     return out;
   }

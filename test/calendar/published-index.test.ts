@@ -175,11 +175,15 @@ forEachDatabase("calendar: published index", (db) => {
         ["made private (SQL elsewhere)", sql(() => k(tables.posts).where({ id: own.id }).update({ status: "private" }))],
         ["deleted (SQL elsewhere)", sql(() => k(tables.posts).where({ id: made.id }).delete())],
       ];
-      for (const [what, write] of writes) {
+      const base = [...queries];
+      for (const [i, [what, write]] of writes.entries()) {
         const res = await write();
         expect(res.status, what).to.be.below(300);
+        // Filters not asked before (another first day each time): found afresh from the sorted views the writes changed, not patched.
+        queries = [...base, `?categories=${category.id}&start_date=${dayAt(-30 - i, "00:00:00").slice(0, 10)}&end_date=${dayAt(90, "00:00:00").slice(0, 10)}&per_page=50`];
         await sameAnswers(what);
       }
+      queries = base;
     });
 
     it("a database whose triggers predate stamps gets them replaced by the next migration (SQLite)", async function () {

@@ -135,7 +135,22 @@ forEachDatabase("query budget per request", (db) => {
       expect(res.status).to.equal(200);
       expect(res.body.events.map((e: { id: number }) => e.id)).to.include(event.id);
     });
-    expect(sql, sql.join("\n")).to.have.length.at.most(5);
+    // On PostgreSQL the revision is a statement: the term rows shared between requests (next test) cost one the first time.
+    expect(sql, sql.join("\n")).to.have.length.at.most(db.name === "postgres" ? 6 : 5);
+  });
+
+  it("GET /events with a category: the term is read once while nothing changes, not by every request (SQLite, PostgreSQL)", async function () {
+    if (db.name === "mysql") this.skip(); // No revision token there: nothing is shared between requests.
+    const t = site();
+    const window = (from: number): Record<string, string | number> => ({ categories: category, start_date: dayAt(from, "00:00:00").slice(0, 10), end_date: dayAt(from + 40, "00:00:00").slice(0, 10), per_page: 50 });
+    await t.get("/events", { query: window(0) });
+    const sql = await queriesOf(t, async () => {
+      const res = await t.get("/events", { query: window(1) });
+      expect(res.status).to.equal(200);
+      expect(res.body.events.map((e: { id: number }) => e.id)).to.include(event.id);
+    });
+    const termReads = sql.filter((q) => /from [`"]\w*terms[`"] where [`"]id[`"] in/i.test(q));
+    expect(termReads, sql.join("\n")).to.deep.equal([]);
   });
 
   it("_fields that leave out terms, venue, organizer and JSON-LD skip the statements that load them", async () => {

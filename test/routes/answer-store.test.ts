@@ -6,10 +6,11 @@
 import { expect } from "chai";
 import Sqlite from "better-sqlite3";
 import { randomBytes } from "node:crypto";
+import { deflateRawSync } from "node:zlib";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { AnswerStore, type BuiltAnswer } from "../../lib/cache/answer-store";
+import { AnswerStore, keyId, type BuiltAnswer } from "../../lib/cache/answer-store";
 import type { Answer } from "../../lib/cache/answer";
 
 function response(text: string, status = 200): Answer {
@@ -195,6 +196,31 @@ describe("routes: answer store", () => {
       } finally {
         reader.close();
       }
+    });
+
+    it("keeps records as LZ4 blocks against the dictionary, and still reads records an earlier version deflated", async () => {
+      const a = await openFile();
+      // The first answer large enough becomes the file's dictionary; records share most of their bytes with it.
+      const record = (n: number): Buffer => Buffer.from(JSON.stringify({ id: n, title: `Nacht \u2014 «${n}» 𝄞`, description: "<p>Jazz in the hall.</p>".repeat(160) }));
+      await a.answer("single", async () => ({ answer: { status: 200, headers: [["Content-Type", "application/json"]], body: record(0), noCache: false }, success: true, tags: new Set([4]) }));
+      const token = (await a.records.token()) as string;
+      await a.records.keep(token, [1, 2].map((n) => ({ key: `event ${n}`, bytes: record(n), tags: [4 * n] })));
+      const reader = new Sqlite(file);
+      try {
+        const rows = reader.prepare("SELECT key, packing, length(answer) AS n FROM stored_answers WHERE key LIKE 'record %' ORDER BY key").all() as Array<{ key: string; packing: number; n: number }>;
+        expect(rows.map((r) => [r.key, r.packing])).to.deep.equal([["record event 1", 2], ["record event 2", 2]]);
+        for (const r of rows) expect(r.n).to.be.lessThan(record(1).length / 4);
+        // A record as an earlier version kept it: headers "[]", a newline and the bytes, deflated against the dictionary.
+        const dictionary = (reader.prepare("SELECT bytes FROM dictionary").get() as { bytes: Buffer }).bytes;
+        const deflated = deflateRawSync(Buffer.concat([Buffer.from("[]\n"), record(3)]), { dictionary });
+        const row = reader.prepare("SELECT token, tags FROM stored_answers WHERE key = 'record event 2'").get() as { token: string; tags: string };
+        reader.prepare("INSERT INTO stored_answers(id, key, token, tags, status, no_cache, packing, answer, stored_at) VALUES (?, 'record event 3', ?, ?, 200, 0, 1, ?, 0)").run(keyId("record event 3"), row.token, row.tags.replace("[8,", "[12,"), deflated);
+      } finally {
+        reader.close();
+      }
+      const got = await (await openFile()).records.get(["event 1", "event 2", "event 3"]);
+      expect([...got.keys()].sort()).to.deep.equal(["event 1", "event 2", "event 3"]);
+      for (const n of [1, 2, 3]) expect(got.get(`event ${n}`)?.equals(record(n)), `event ${n}`).to.equal(true);
     });
 
     it("replaces the table of a file written in an earlier format", async () => {
