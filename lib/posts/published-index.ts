@@ -167,8 +167,6 @@ const MAX_HELD_IDS = 1_000_000;
  * (a few dozen bytes a post, where objects took several hundred), small
  * arrays for terms and links. Slots of removed posts are reused.
  */
-const NONE: number[] = [];
-
 /** The posting-list key of a link to `to` through relation number `relation` (fewer than 64 relations). */
 function linkKey(relation: number, to: number): number {
   return to * 64 + relation;
@@ -241,10 +239,75 @@ function sameNumber(a: number, b: number): boolean {
   return a === b || (Number.isNaN(a) && Number.isNaN(b));
 }
 
-function sameList(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+/**
+ * A short list of numbers per slot (a post's terms, its links), all in one
+ * pool: 100,000 posts as two small arrays each were ~30 MB of heap, 200,000
+ * objects that every full collection marked. A list written again goes to
+ * the end of the pool; a full pool is compacted into one with as much room
+ * again as its live lists take.
+ * Readers walk `pool` from `start[slot]` for `length[slot]` numbers, within
+ * one synchronous call (a write may move the pool).
+ */
+export class PackedLists {
+  start = new Int32Array(0);
+  length = new Int32Array(0);
+  pool = new Int32Array(1024);
+  private top = 0;
+  private stale = 0;
+
+  grow(capacity: number): void {
+    const start = new Int32Array(capacity);
+    start.set(this.start);
+    const length = new Int32Array(capacity);
+    length.set(this.length);
+    this.start = start;
+    this.length = length;
+  }
+
+  set(slot: number, values: readonly number[]): void {
+    this.clear(slot);
+    if (values.length === 0) return;
+    if (this.top + values.length > this.pool.length) this.makeRoom(values.length);
+    this.pool.set(values, this.top);
+    this.start[slot] = this.top;
+    this.length[slot] = values.length;
+    this.top += values.length;
+  }
+
+  clear(slot: number): void {
+    this.stale += this.length[slot];
+    this.length[slot] = 0;
+  }
+
+  /** A copy of the slot's list. */
+  get(slot: number): number[] {
+    return Array.from(this.pool.subarray(this.start[slot], this.start[slot] + this.length[slot]));
+  }
+
+  equals(slot: number, values: readonly number[]): boolean {
+    const n = this.length[slot];
+    if (n !== values.length) return false;
+    const from = this.start[slot];
+    for (let i = 0; i < n; i++) if (this.pool[from + i] !== values[i]) return false;
+    return true;
+  }
+
+  private makeRoom(needed: number): void {
+    const live = this.top - this.stale;
+    const pool = new Int32Array(Math.max(1024, 2 * (live + needed)));
+    // Compacted in slot order: every live list is copied once, the stale ones are left behind.
+    let top = 0;
+    for (let slot = 0; slot < this.length.length; slot++) {
+      const n = this.length[slot];
+      if (n === 0) continue;
+      pool.set(this.pool.subarray(this.start[slot], this.start[slot] + n), top);
+      this.start[slot] = top;
+      top += n;
+    }
+    this.pool = pool;
+    this.top = top;
+    this.stale = 0;
+  }
 }
 
 class Slots {
@@ -257,8 +320,10 @@ class Slots {
   date = new Float64Array(0);
   /** `width` held values per slot; NaN is NULL. */
   values = new Float64Array(0);
-  terms: number[][] = [];
-  links: number[][] = [];
+  /** Each slot's term ids. */
+  readonly terms = new PackedLists();
+  /** Each slot's links, as pairs of relation number and target id. */
+  readonly links = new PackedLists();
   readonly slotOf = new Map<number, number>();
   /** Posting lists: the slots carrying a term, and those linking to a post through a relation (`linkKey`). */
   readonly byTerm = new Map<number, number[]>();
@@ -290,19 +355,17 @@ class Slots {
     this.protected[slot] = e.protected ? 1 : 0;
     this.date[slot] = e.date;
     this.values.set(e.values, slot * this.width);
-    // Copies of their exact length: arrays grown by push keep room for more.
-    this.terms[slot] = e.terms.length === 0 ? NONE : e.terms.slice();
-    this.links[slot] = e.links.length === 0 ? NONE : e.links.slice();
-    for (const t of this.terms[slot]) post(this.byTerm, t, slot);
-    const links = this.links[slot];
-    for (let j = 0; j < links.length; j += 2) post(this.byLink, linkKey(links[j], links[j + 1]), slot);
+    this.terms.set(slot, e.terms);
+    this.links.set(slot, e.links);
+    for (const t of e.terms) post(this.byTerm, t, slot);
+    for (let j = 0; j < e.links.length; j += 2) post(this.byLink, linkKey(e.links[j], e.links[j + 1]), slot);
     return slot;
   }
 
   /** Takes the slot out of the posting lists of what it carries now. */
   private unpost(slot: number): void {
-    for (const t of this.terms[slot]) unpost(this.byTerm, t, slot);
-    const links = this.links[slot];
+    for (const t of this.terms.get(slot)) unpost(this.byTerm, t, slot);
+    const links = this.links.get(slot);
     for (let j = 0; j < links.length; j += 2) unpost(this.byLink, linkKey(links[j], links[j + 1]), slot);
   }
 
@@ -311,7 +374,7 @@ class Slots {
     if (this.author[slot] !== e.author || this.parent[slot] !== e.parent || this.language[slot] !== language) return false;
     if (this.protected[slot] !== (e.protected ? 1 : 0) || !sameNumber(this.date[slot], e.date)) return false;
     for (let i = 0; i < this.width; i++) if (!sameNumber(this.values[slot * this.width + i], e.values[i])) return false;
-    return sameList(this.terms[slot], e.terms) && sameList(this.links[slot], e.links);
+    return this.terms.equals(slot, e.terms) && this.links.equals(slot, e.links);
   }
 
   remove(id: number): void {
@@ -319,8 +382,8 @@ class Slots {
     if (slot === undefined) return;
     this.slotOf.delete(id);
     this.unpost(slot);
-    this.terms[slot] = NONE;
-    this.links[slot] = NONE;
+    this.terms.clear(slot);
+    this.links.clear(slot);
     this.free.push(slot);
   }
 
@@ -341,6 +404,8 @@ class Slots {
     this.protected = copy(this.protected, (n) => new Uint8Array(n));
     this.date = copy(this.date, (n) => new Float64Array(n));
     this.values = copy(this.values, (n) => new Float64Array(n), this.width);
+    this.terms.grow(capacity);
+    this.links.grow(capacity);
     this.capacity = capacity;
   }
 
@@ -825,7 +890,12 @@ export class PublishedIndex {
       const operator = cond.operator ?? "IN";
       const any = (ids: number[]): Predicate => {
         const wanted = new Set(ids);
-        return (s) => slots.terms[s].some((t) => wanted.has(t));
+        const terms = slots.terms;
+        return (s) => {
+          const { pool } = terms;
+          for (let j = terms.start[s], end = j + terms.length[s]; j < end; j++) if (wanted.has(pool[j])) return true;
+          return false;
+        };
       };
       const all = [...new Set(groups.flat())];
       if (operator === "IN") tests.push(all.length === 0 ? () => false : any(all));
@@ -843,17 +913,19 @@ export class PublishedIndex {
       const relation = this.relations.get(cond.relation) ?? -1;
       if (cond.to !== undefined) {
         const to = new Set(sets.links[i]);
+        const links = slots.links;
         tests.push((s) => {
-          const links = slots.links[s];
-          for (let j = 0; j < links.length; j += 2) if (links[j] === relation && to.has(links[j + 1])) return true;
+          const { pool } = links;
+          for (let j = links.start[s], end = j + links.length[s]; j < end; j += 2) if (pool[j] === relation && to.has(pool[j + 1])) return true;
           return false;
         });
       }
       if (cond.exists !== undefined) {
         const want = cond.exists;
+        const links = slots.links;
         tests.push((s) => {
-          const links = slots.links[s];
-          for (let j = 0; j < links.length; j += 2) if (links[j] === relation) return want;
+          const { pool } = links;
+          for (let j = links.start[s], end = j + links.length[s]; j < end; j += 2) if (pool[j] === relation) return want;
           return !want;
         });
       }
