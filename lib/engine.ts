@@ -111,7 +111,7 @@ export class Engine implements EngineApi {
           registry: new Registry(tables),
           optionsCache: new OptionsCache(options.optionsRecheckMs ?? 1000),
           clock: options.now ?? (() => new Date()),
-          readCache: new ReadCache(new DataRevision(knex, dialect)),
+          readCache: new ReadCache(new DataRevision(knex, dialect), dialect.tagChanges(knex, tables)),
           searchIndex: null,
           hooks: new HookBus(),
           secret: options.secret,

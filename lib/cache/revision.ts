@@ -1,7 +1,8 @@
 import type { Knex } from "knex";
-import type { Dialect, RevisionSource } from "../db/dialects/types";
+import type { Dialect, RevisionSource, TagChanges } from "../db/dialects/types";
 import { isReadStatement } from "../db/read-statement";
 import { FreshRuns } from "./fresh-runs";
+import { TagFeed } from "./tag-feed";
 
 /**
  * "Has the database changed?" for read caches that must never serve a value
@@ -63,7 +64,7 @@ export class DataRevision {
   }
 }
 
-/** The most rows one of `sharedUnder`'s maps holds for one token: past it, the map starts again empty. */
+/** The most rows one of `shared`'s maps holds: past it, the map starts again empty. */
 const MAX_SHARED_ROWS = 5000;
 
 /**
@@ -75,6 +76,14 @@ const MAX_SHARED_ROWS = 5000;
  * read-only. Bounded by entries and by rows held: least recently used first
  * out.
  */
+interface SharedRow<T> {
+  value: T | null;
+  /** The token the row was loaded or last proved under. */
+  token: string;
+  /** The tag feed's position for a state no newer than the row (null: no feed, reused under `token` only). */
+  position: string | null;
+}
+
 export class ReadCache {
   private readonly entries = new Map<string, { token: string; value: unknown; size: number }>();
   private held = 0;
@@ -86,37 +95,86 @@ export class ReadCache {
    */
   private readonly pending = new Map<string, { token: string; value: Promise<unknown> }>();
 
+  /** Proves shared rows across tokens (`shared`); null without the database's tag changes. */
+  private readonly feed: TagFeed | null;
+
   constructor(
     private readonly revision: DataRevision,
+    changes: TagChanges | null,
     // Entries are mostly totals and pages of ids (a few numbers each, under a
     // key of the statement's text): thousands of distinct list URLs (months ×
     // categories, venues, search words) keep theirs while nothing changes.
     private readonly maxEntries = 1000,
     private readonly maxHeld = 5000,
-  ) {}
+  ) {
+    this.feed = changes === null || !revision.enabled ? null : new TagFeed(changes, { revision: () => this.token() });
+  }
 
   get enabled(): boolean {
     return this.revision.enabled;
   }
 
   /**
-   * Rows by id as they were under `token` (null: no such row), shared by
-   * every request that holds the same token, one map per `kind`: the posts
-   * every event embeds (a few thousand venues and organizers), the terms
-   * lists filter by and records show. A new token starts a new map; a value
-   * is only ever stored under a token read before it was loaded. Read-only
+   * Rows by id (null: no such row) shared by every request, one map per
+   * `kind`: the posts every event embeds (a few thousand venues and
+   * organizers), the terms lists filter by and records show. A row is
+   * reused under the token it was loaded or last proved under; under a new
+   * token, where the tag feed can tell, while its tag (`tagOf`) is unchanged
+   * since (after a write most rows are: sites that write keep them too), as
+   * `renew(row)` (a new object: whatever callers keep by a row's identity
+   * lives for one token, as before). Rows are labelled with the feed's
+   * position for the token read before they were loaded: a row that a
+   * later commit changed is newer than its label, never older. Read-only
    * for callers. Bounded: emptied when full.
    */
-  sharedUnder<T>(kind: "posts" | "terms", token: string): Map<number, T | null> {
-    let shared = this.shared.get(kind);
-    if (shared === undefined || shared.token !== token || shared.byId.size > MAX_SHARED_ROWS) {
-      shared = { token, byId: new Map() };
-      this.shared.set(kind, shared);
+  async shared<T>(
+    kind: "posts" | "terms",
+    ids: readonly number[],
+    tagOf: (id: number) => number,
+    load: (missing: number[]) => Promise<Map<number, T>>,
+    renew: (row: T) => T = (row) => row,
+  ): Promise<Map<number, T | null>> {
+    const token = await this.token();
+    const position = await this.positionFor(token);
+    let rows = this.sharedRows.get(kind) as Map<number, SharedRow<T>> | undefined;
+    if (rows === undefined || rows.size > MAX_SHARED_ROWS) this.sharedRows.set(kind, (rows = new Map()));
+    const out = new Map<number, T | null>();
+    const missing: number[] = [];
+    for (const id of ids) {
+      const row = rows.get(id);
+      if (row !== undefined && row.token !== token) {
+        const unchanged = position !== null && row.position !== null && this.feed?.unchangedSince(row.position, [tagOf(id)]) === true;
+        if (unchanged) {
+          row.token = token;
+          row.position = position;
+          if (row.value !== null) row.value = renew(row.value);
+        } else rows.delete(id);
+      }
+      const found = rows.get(id);
+      if (found !== undefined) out.set(id, found.value);
+      else if (!out.has(id)) missing.push(id);
     }
-    return shared.byId as Map<number, T | null>;
+    if (missing.length > 0) {
+      const loaded = await load(missing);
+      for (const id of missing) {
+        const value = loaded.get(id) ?? null;
+        rows.set(id, { value, token, position });
+        out.set(id, value);
+      }
+    }
+    return out;
   }
 
-  private readonly shared = new Map<string, { token: string; byId: Map<number, unknown> }>();
+  private readonly sharedRows = new Map<string, Map<number, SharedRow<unknown>>>();
+
+  /** The feed's position for `token`, asked once per token (on PostgreSQL the check after the sync is a statement). */
+  private async positionFor(token: string): Promise<string | null> {
+    if (this.feed === null) return null;
+    if (this.marked?.token !== token) this.marked = { token, position: await this.feed.markFor(token) };
+    return this.marked.token === token ? this.marked.position : null;
+  }
+
+  private marked: { token: string; position: string | null } | null = null;
 
   /** Releases the revision's own connection, if it opened one. */
   close(): Promise<void> {

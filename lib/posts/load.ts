@@ -173,16 +173,18 @@ export class PostLoader {
   async getShared(ids: number[], likelyTypes?: readonly string[]): Promise<Map<number, LoadedPost>> {
     const cache = this.e.readCache;
     if (cache === null) return this.getMany(ids, undefined, likelyTypes);
-    const known = cache.sharedUnder<LoadedPost>("posts", await cache.token());
-    const missing = [...new Set(storedIds(ids))].filter((id) => !known.has(id));
-    if (missing.length > 0) {
-      const loaded = new Map((await this.load(missing, undefined, likelyTypes)).map((p) => [p.id, p]));
-      for (const id of missing) {
-        const post = loaded.get(id);
-        if (post) sharedPosts.add(post);
-        known.set(id, post ?? null);
-      }
-    }
+    const share = (post: LoadedPost): LoadedPost => {
+      sharedPosts.add(post);
+      return post;
+    };
+    const known = await cache.shared<LoadedPost>(
+      "posts",
+      [...new Set(storedIds(ids))],
+      postTag,
+      async (missing) => new Map((await this.load(missing, undefined, likelyTypes)).map((p) => [p.id, share(p)])),
+      // A post proved unchanged under a new token is another object: embedded records kept by it last one token (lib/calendar/records/embedded.ts).
+      (post) => share({ ...post }),
+    );
     const out = new Map<number, LoadedPost>();
     for (const id of ids) {
       const post = known.get(id);

@@ -278,13 +278,8 @@ export class Terms implements TermsApi {
     if (cache === null) {
       for (const r of await read(wanted)) out.set(Number(r.id), rowToTerm(r));
     } else {
-      // A site has few terms and every list filter and record asks for some (`categories=7`): rows are shared while nothing changed, each caller getting terms of its own.
-      const known = cache.sharedUnder<TermRow>("terms", await cache.token());
-      const missing = wanted.filter((id) => !known.has(id));
-      if (missing.length > 0) {
-        const rows = new Map((await read(missing)).map((r) => [Number(r.id), r]));
-        for (const id of missing) known.set(id, rows.get(id) ?? null);
-      }
+      // A site has few terms and every list filter and record asks for some (`categories=7`): rows are shared while unchanged, each caller getting terms of its own.
+      const known = await cache.shared<TermRow>("terms", wanted, termTag, async (missing) => new Map((await read(missing)).map((r) => [Number(r.id), r])));
       for (const id of wanted) {
         const row = known.get(id);
         if (row) out.set(id, rowToTerm(row));
