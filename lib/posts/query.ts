@@ -154,7 +154,8 @@ export class PostQueries {
     const links: number[][] = [];
     for (const cond of query.links ?? []) {
       const to = cond.to === undefined ? [] : uniqueInts(cond.to, "link to");
-      links.push(cond.translations ? await this.translationsOf(to) : storedIds(to));
+      // Like the term expansion: one cached value per revision, no statement while it is unchanged (`venue=12` on every request).
+      links.push(cond.translations ? await cache.get(token, new ReadKey("translationsOf", to), () => this.translationsOf(to), (ids) => ids.length + 1) : storedIds(to));
     }
     const search = await this.searchIds(query, index);
     const perPage = query.perPage ?? (await this.e.options.postsPerPage());

@@ -153,6 +153,22 @@ forEachDatabase("query budget per request", (db) => {
     expect(termReads, sql.join("\n")).to.deep.equal([]);
   });
 
+  it("GET /events?venue=: the venue is read again only when it changes, not after any write (SQLite, PostgreSQL)", async function () {
+    if (db.name === "mysql") this.skip(); // No revision token there: nothing is shared between requests.
+    const t = site();
+    const venue = (await t.get("/venues")).body.venues[0].id as number;
+    await t.get("/events", { query: { venue, per_page: 5 } });
+    // A write elsewhere: the revision moves, the venue does not.
+    await t.site.engine.posts.create({ type: "event", status: "draft", title: "Unrelated draft" });
+    const sql = await queriesOf(t, async () => {
+      const res = await t.get("/events", { query: { venue, per_page: 6 } });
+      expect(res.status).to.equal(200);
+      expect(res.body.events.length).to.be.greaterThan(0);
+    });
+    const venueReads = sql.filter((q) => /address/.test(q));
+    expect(venueReads, sql.join("\n")).to.deep.equal([]);
+  });
+
   it("_fields that leave out terms, venue, organizer and JSON-LD skip the statements that load them", async () => {
     const t = site();
     // A write before each request, so that the read cache (SQLite, PostgreSQL) does not hide the statements.

@@ -171,8 +171,9 @@ export async function resolvePostIds(engine: EngineApi, type: string, value: unk
     if (!ids.includes(item)) ids.push(item);
   }
   if (ids.length === 0) return { ids };
-  const found = await engine.posts.find({ type, ids, perPage: 0, noTotal: true });
-  const have = new Set(found.posts.filter((p) => isFilterableBy(p, user, type === EVENT)).map((p) => p.id));
+  // Shared posts (the venues and organizers every list filters by and embeds), read again only when they change.
+  const found = await engine.posts.getShared(ids, [type]);
+  const have = new Set([...found.values()].filter((p) => p.type === type && isFilterableBy(p, user, type === EVENT)).map((p) => p.id));
   const missing = ids.find((id) => !have.has(id));
   return missing === undefined ? { ids } : { error: `${missing} is not the ID of a ${what}.` };
 }
