@@ -152,9 +152,14 @@ const MAX_RESULTS = 5000;
 /** The change log keeps at most this many syncs and ids; a kept search older than the log is read again whole. */
 const MAX_LOGGED_SYNCS = 256;
 const MAX_LOGGED_IDS = 20_000;
-/** Kept search results: at most this many, holding at most this many ids in all. */
-const MAX_SEARCHES = 512;
-const MAX_SEARCH_IDS_HELD = 400_000;
+/**
+ * Kept search results: at most this many, holding at most this many ids in
+ * all (~16 MB). A common word matches thousands of posts and its statement
+ * takes ~20 ms at 100k: the hundreds of words readers search for are worth
+ * keeping whole.
+ */
+const MAX_SEARCHES = 2048;
+const MAX_SEARCH_IDS_HELD = 2_000_000;
 /** A kept search result is brought up to date by asking about at most this many changed posts; past that it is read again whole. */
 const MAX_SEARCH_RECHECK = 500;
 /** A kept match list is patched for at most this many changed posts; past that it is found again. */
