@@ -67,6 +67,15 @@ export class DataRevision {
 /** The most rows one of `shared`'s maps holds: past it, the map starts again empty. */
 const MAX_SHARED_ROWS = 5000;
 
+/** A row of `ReadCache.shared`. */
+interface SharedRow<T> {
+  value: T | null;
+  /** The token the row was loaded or last proved under. */
+  token: string;
+  /** The tag feed's position for a state no newer than the row (null: no feed, reused under `token` only). */
+  position: string | null;
+}
+
 /**
  * Results of read statements (list totals, list pages and the relations of
  * their posts), keyed by the statement and its bindings and valid for one
@@ -76,14 +85,6 @@ const MAX_SHARED_ROWS = 5000;
  * read-only. Bounded by entries and by rows held: least recently used first
  * out.
  */
-interface SharedRow<T> {
-  value: T | null;
-  /** The token the row was loaded or last proved under. */
-  token: string;
-  /** The tag feed's position for a state no newer than the row (null: no feed, reused under `token` only). */
-  position: string | null;
-}
-
 export class ReadCache {
   private readonly entries = new Map<string, { token: string; value: unknown; size: number }>();
   private held = 0;

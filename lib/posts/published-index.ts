@@ -147,7 +147,7 @@ type Which = { ids: number[] } | { from: number; to: number };
 function within(q: Knex.QueryBuilder, column: string, which: Which): Knex.QueryBuilder {
   return "ids" in which ? q.whereIn(column, which.ids) : q.whereBetween(column, [which.from, which.to]);
 }
-/** Kept match lists, one per filter (months × categories, venues…): at most this many, the longest found going first. */
+/** Kept match lists, one per filter (months × categories, venues…): at most this many, the earliest found going first. */
 const MAX_RESULTS = 5000;
 /** The change log keeps at most this many syncs and ids; a kept search older than the log is read again whole. */
 const MAX_LOGGED_SYNCS = 256;
@@ -167,11 +167,6 @@ const MAX_PATCHED = 256;
 /** At most this many ids in the kept match lists (4 bytes each). */
 const MAX_HELD_IDS = 1_000_000;
 
-/**
- * The posts in columns, one slot per post: typed arrays for the numbers
- * (a few dozen bytes a post, where objects took several hundred), small
- * arrays for terms and links. Slots of removed posts are reused.
- */
 /** The posting-list key of a link to `to` through relation number `relation` (fewer than 64 relations). */
 function linkKey(relation: number, to: number): number {
   return to * 64 + relation;
@@ -315,6 +310,11 @@ export class PackedLists {
   }
 }
 
+/**
+ * The posts in columns, one slot per post: typed arrays for the numbers
+ * (a few dozen bytes a post, where objects took several hundred), packed
+ * lists for terms and links. Slots of removed posts are reused.
+ */
 class Slots {
   private capacity = 0;
   id = new Int32Array(0);
@@ -633,23 +633,19 @@ export class PublishedIndex {
       if (old !== undefined && now !== undefined && this.slots.holds(old, now, this.languageNumber(now.language))) continue;
       changed.push(id);
       // Out of every sorted view under its old values, written, then back in under the new ones.
-      if (old !== undefined) {
-        for (const order of this.orders.values()) {
-          order.list.splice(locate(order, old), 1);
-          order.positions = null;
-        }
-      }
+      if (old !== undefined) for (const order of this.orders.values()) order.list.splice(locate(order, old), 1);
       if (now === undefined) {
         this.slots.remove(id);
         continue;
       }
       const slot = this.slots.put(now, this.languageNumber(now.language));
-      for (const order of this.orders.values()) {
-        order.list.splice(insertionPoint(order, slot), 0, slot);
-        order.positions = null;
-      }
+      for (const order of this.orders.values()) order.list.splice(insertionPoint(order, slot), 0, slot);
     }
-    if (changed.length > 0) this.heldLog.add(changed);
+    if (changed.length > 0) {
+      // Every changed post moved in or out of the views: their positions are made again when next needed.
+      for (const order of this.orders.values()) order.positions = null;
+      this.heldLog.add(changed);
+    }
   }
 
   /** The match lists of the version before (a whole load: nothing to patch from). */
