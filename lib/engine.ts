@@ -228,7 +228,7 @@ export class Engine implements EngineApi {
       // Decided once per type: list queries of other types ask on every call.
       const registered = this.registry.postType(type);
       const changes = registered.config.publishedIndex === true ? this.dialect.tagChanges(this.shared.root, this.tables) : null;
-      index = changes === null ? null : new PublishedIndex(this.shared.root, this.tables, registered, changes);
+      index = changes === null ? null : new PublishedIndex(this.shared.root, this.tables, registered, changes, this.dialect.searchCaseFolding);
       indexes.set(type, index);
     }
     return index;

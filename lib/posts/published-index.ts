@@ -1,13 +1,16 @@
 import type { Knex } from "knex";
 import { storedIds } from "../db/ids";
-import type { TagChanges } from "../db/dialects/types";
+import type { SearchCaseFolding, TagChanges } from "../db/dialects/types";
 import type { Tables } from "../db/tables";
 import { FreshRuns } from "../cache/fresh-runs";
 import { EngineError } from "../engine-errors";
 import { toDbValue } from "./fields";
 import type { RegisteredPostType } from "./registry";
 import type { FieldCondition, FieldValue, PostQuery } from "./types";
+import { PackedLists } from "./packed-lists";
+import { parseSearch } from "./search";
 import { visibilityRules } from "./visibility";
+import { isIndexedWord, WordIndex, type WordQuery } from "./word-index";
 
 /**
  * The published posts of one post type, in memory, answering the lists every
@@ -26,8 +29,9 @@ import { visibilityRules } from "./visibility";
  * or `status: ["publish"]`), conditions on the numeric, boolean and date
  * fields the type indexes and on id, author, parent, language, password,
  * publication date, terms and links to given posts, ordered by those fields.
- * A search is answered from the ids the database finds for it (the index
- * holds no text). The posts its posts link to answer another type's
+ * A search of ASCII words is answered from the words of the posts' text
+ * (lib/posts/word-index.ts); any other search from the ids the database
+ * finds for it. The posts its posts link to answer another type's
  * `linkedBy` condition (`linkTargets`). Anything else (other statuses,
  * text fields, reverse links) is
  * answered by SQL as before: `plan` says which.
@@ -44,6 +48,8 @@ interface Entry {
   protected: boolean;
   /** The held fields, in `HeldField` order; NaN is NULL. */
   values: number[];
+  /** Title, excerpt and content, where the index keeps their words; null otherwise. */
+  text: string[] | null;
   terms: number[];
   /** Pairs: relation number, linked post id. */
   links: number[];
@@ -133,11 +139,24 @@ function locate(order: Order, slot: number): number {
 export interface ResolvedSets {
   tax: number[][][];
   links: number[][];
-  /** The published posts of the type that match the query's search, as the database decided (the index holds no text); absent: no search. */
+  /** The published posts of the type that match the query's search (`searchIds`); absent: no search. */
   search?: readonly number[];
 }
 
 const ROW_CHUNK = 500;
+/** The database's search statement for the published index (`searchIds`): its key, and its ids, whole or among `only`. */
+export interface SearchStatement {
+  key: string;
+  read(only?: readonly number[]): Promise<number[]>;
+}
+
+/** Whether two id lists are the same, in the same order. */
+function sameIds(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Ids per statement of a whole load. */
 const LOAD_SLICE = 5000;
 
@@ -237,77 +256,6 @@ class ChangeLog {
 /** Equal, with NaN (NULL) equal to itself. */
 function sameNumber(a: number, b: number): boolean {
   return a === b || (Number.isNaN(a) && Number.isNaN(b));
-}
-
-/**
- * A short list of numbers per slot (a post's terms, its links), all in one
- * pool: 100,000 posts as two small arrays each were ~30 MB of heap, 200,000
- * objects that every full collection marked. A list written again goes to
- * the end of the pool; a full pool is compacted into one with as much room
- * again as its live lists take.
- * Readers walk `pool` from `start[slot]` for `length[slot]` numbers, within
- * one synchronous call (a write may move the pool).
- */
-export class PackedLists {
-  start = new Int32Array(0);
-  length = new Int32Array(0);
-  pool = new Int32Array(1024);
-  private top = 0;
-  private stale = 0;
-
-  grow(capacity: number): void {
-    const start = new Int32Array(capacity);
-    start.set(this.start);
-    const length = new Int32Array(capacity);
-    length.set(this.length);
-    this.start = start;
-    this.length = length;
-  }
-
-  set(slot: number, values: readonly number[]): void {
-    this.clear(slot);
-    if (values.length === 0) return;
-    if (this.top + values.length > this.pool.length) this.makeRoom(values.length);
-    this.pool.set(values, this.top);
-    this.start[slot] = this.top;
-    this.length[slot] = values.length;
-    this.top += values.length;
-  }
-
-  clear(slot: number): void {
-    this.stale += this.length[slot];
-    this.length[slot] = 0;
-  }
-
-  /** A copy of the slot's list. */
-  get(slot: number): number[] {
-    return Array.from(this.pool.subarray(this.start[slot], this.start[slot] + this.length[slot]));
-  }
-
-  equals(slot: number, values: readonly number[]): boolean {
-    const n = this.length[slot];
-    if (n !== values.length) return false;
-    const from = this.start[slot];
-    for (let i = 0; i < n; i++) if (this.pool[from + i] !== values[i]) return false;
-    return true;
-  }
-
-  private makeRoom(needed: number): void {
-    const live = this.top - this.stale;
-    const pool = new Int32Array(Math.max(1024, 2 * (live + needed)));
-    // Compacted in slot order: every live list is copied once, the stale ones are left behind.
-    let top = 0;
-    for (let slot = 0; slot < this.length.length; slot++) {
-      const n = this.length[slot];
-      if (n === 0) continue;
-      pool.set(this.pool.subarray(this.start[slot], this.start[slot] + n), top);
-      this.start[slot] = top;
-      top += n;
-    }
-    this.pool = pool;
-    this.top = top;
-    this.stale = 0;
-  }
 }
 
 /**
@@ -437,6 +385,14 @@ export class PublishedIndex {
   /** Search results by statement (`searchIds`), each as of a version of `postLog`. */
   private readonly searches = new Map<string, { version: number; ids: readonly number[] }>();
   private searchIdsHeld = 0;
+  /** The words of the posts' text, for searches answered without the database (`searchIds`); null where they are not kept. */
+  private words: WordIndex | null = null;
+  /**
+   * Whether the words are kept: not where the database's search folds more
+   * than case, nor for a type with search fields of its own (typed fields,
+   * meta), which the words do not hold.
+   */
+  private readonly keepsWords: boolean;
   /** Ids held in `results`, for its bound. */
   private held = 0;
   private readonly heldFields: Array<{ name: string; kind: HeldKind }>;
@@ -462,11 +418,13 @@ export class PublishedIndex {
     private readonly tables: Tables,
     private readonly type: RegisteredPostType,
     private readonly changes: TagChanges,
+    private readonly folding: SearchCaseFolding | null,
   ) {
     this.heldFields = Object.entries(type.fields)
       .filter(([, def]) => def.index === true && def.type !== "string" && def.type !== "text")
       .map(([name, def]) => ({ name, kind: def.type === "datetime" ? "datetime" : def.type === "boolean" ? "boolean" : "number" }));
     this.slots = new Slots(this.heldFields.length);
+    this.keepsWords = folding !== null && (type.config.searchFields ?? []).length === 0;
   }
 
   private languageNumber(language: string): number {
@@ -507,23 +465,42 @@ export class PublishedIndex {
   // ---------------------------------------------------------------- searches kept across writes
 
   /**
-   * The ids a search statement (named by `key`) finds, kept across writes:
-   * asked again, only the posts changed since (the sync log) are read again,
-   * with `read(those ids)`; `read()` runs the whole statement. A result is
-   * labelled with the version read *before* its statement ran, so that every
-   * post changed after it is in a later log entry and is looked at again.
-   * The whole statement runs again past MAX_SEARCH_RECHECK changed posts or
-   * when the log no longer reaches back.
+   * The ids of the published posts that `query`'s search finds. A search of
+   * ASCII words is answered from the posts' words (`words`); the database
+   * is asked only about the posts they cannot decide. Any other search runs
+   * the database's statement (`statement()`: its key, and `read(only?)`,
+   * the statement narrowed to some ids or whole).
+   *
+   * Each result is kept across writes. A result from words is found again
+   * when a sync changed posts, and stays the same array when it found the
+   * same posts (kept match lists are named by the array). A statement's
+   * result is asked again only about the posts changed since (the sync
+   * log); it is labelled with the version read *before* its statement ran,
+   * so that every post changed after it is in a later log entry and is
+   * looked at again. The whole statement runs again past MAX_SEARCH_RECHECK
+   * changed posts or when the log no longer reaches back.
    */
-  async searchIds(key: string, read: (only?: readonly number[]) => Promise<number[]>): Promise<readonly number[]> {
+  async searchIds(query: PostQuery, statement: () => Promise<SearchStatement>): Promise<readonly number[]> {
     const version = this.postLog.version;
-    const kept = this.searches.get(key);
-    if (kept !== undefined) {
-      // Most recently used last.
-      this.searches.delete(key);
-      this.searches.set(key, kept);
-      if (kept.version === version) return kept.ids;
+    const words = this.wordQuery(query);
+    if (words !== null && this.words !== null) {
+      const kept = this.keptSearch(words.key);
+      if (kept !== undefined && kept.version === version) return kept.ids;
+      const found = this.words.find(words.query, this.slots.slotCount);
+      if (found !== null) {
+        let ids: readonly number[] = Array.from(found.slots, (slot) => this.slots.id[slot]);
+        if (found.unsure.length > 0) {
+          const unsure = found.unsure.map((slot) => this.slots.id[slot]);
+          ids = [...ids, ...(await (await statement()).read(unsure))];
+        }
+        if (kept !== undefined && sameIds(kept.ids, ids)) ids = kept.ids;
+        this.keepSearch(words.key, version, ids);
+        return ids;
+      }
     }
+    const { key, read } = await statement();
+    const kept = this.keptSearch(key);
+    if (kept !== undefined && kept.version === version) return kept.ids;
     const changed = kept === undefined ? null : this.postLog.since(kept.version, MAX_SEARCH_RECHECK);
     let ids: readonly number[];
     if (kept !== undefined && changed !== null) {
@@ -536,6 +513,40 @@ export class PublishedIndex {
     }
     this.keepSearch(key, version, ids);
     return ids;
+  }
+
+  /** A kept search result, made the most recently used. */
+  private keptSearch(key: string): { version: number; ids: readonly number[] } | undefined {
+    const kept = this.searches.get(key);
+    if (kept !== undefined) {
+      this.searches.delete(key);
+      this.searches.set(key, kept);
+    }
+    return kept;
+  }
+
+  /**
+   * The search as a question to the words (WordPress's parsing, as the SQL
+   * path's applySearch reads it), with the key its result is kept under;
+   * null when the words cannot answer it: a word with a character other
+   * than ASCII letters and digits, or no word to include.
+   */
+  private wordQuery(query: PostQuery): { key: string; query: WordQuery } | null {
+    if (this.words === null || query.search === undefined) return null;
+    const terms = parseSearch(query.search);
+    if (!terms.every((t) => isIndexedWord(t.text))) return null;
+    const include = terms.filter((t) => !t.exclude).map((t) => t.text.toLowerCase());
+    const exclude = terms.filter((t) => t.exclude).map((t) => t.text.toLowerCase());
+    if (include.length === 0) return null;
+    // An anonymous searcher finds a protected post by its title alone (as applySearch).
+    const searcher = query.searchAs !== undefined ? query.searchAs : query.visibility?.user;
+    const titleOnly = searcher === null;
+    const oneField = query.searchMode === "all-words-one-field";
+    return {
+      // Not a statement's key: those are SQL text.
+      key: JSON.stringify(["words", include, exclude, oneField, titleOnly]),
+      query: { include, exclude, oneField, titleOnly: titleOnly ? this.slots.protected : null },
+    };
   }
 
   private keepSearch(key: string, version: number, ids: readonly number[]): void {
@@ -561,6 +572,7 @@ export class PublishedIndex {
       .where("p.type", this.type.name)
       .where("p.status", "publish")
       .select("p.id", "p.language", "p.author", "p.parent", "p.date_local", k.raw("case when p.password = '' then 0 else 1 end as protected"));
+    if (this.keepsWords) q.select("p.title", "p.excerpt", "p.content");
     if (this.type.fieldsTable !== null && this.heldFields.length > 0) {
       q.leftJoin(`${this.type.fieldsTable} as f`, "f.post_id", "p.id");
       for (const f of this.heldFields) q.select(k.ref(`f.${f.name}`).as(`f_${f.name}`));
@@ -592,7 +604,8 @@ export class PublishedIndex {
       const date = packDate(String(r.date_local));
       if (Number.isNaN(date)) this.irregular = true;
       const id = Number(r.id);
-      byId.set(id, { id, language: String(r.language ?? ""), author: Number(r.author), parent: Number(r.parent), date, protected: Number(r.protected) === 1, values, terms: [], links: [] });
+      const text = !this.keepsWords ? null : [String(r.title ?? ""), String(r.excerpt ?? ""), String(r.content ?? "")];
+      byId.set(id, { id, language: String(r.language ?? ""), author: Number(r.author), parent: Number(r.parent), date, protected: Number(r.protected) === 1, values, text, terms: [], links: [] });
     }
     for (const t of terms) byId.get(Number(t.object_id))?.terms.push(Number(t.term_id));
     for (const l of links) {
@@ -610,12 +623,17 @@ export class PublishedIndex {
   private async loadAll(): Promise<void> {
     this.irregular = false;
     const slots = new Slots(this.heldFields.length);
+    const words = this.keepsWords && this.folding !== null ? new WordIndex(this.folding) : null;
     const last = (await this.knex(this.tables.posts).max({ m: "id" }).first()) as { m: number | string | null } | undefined;
     const max = Number(last?.m ?? 0);
     for (let lo = 1; lo <= max; lo += LOAD_SLICE) {
-      for (const e of await this.read({ from: lo, to: Math.min(max, lo + LOAD_SLICE - 1) })) slots.put(e, this.languageNumber(e.language));
+      for (const e of await this.read({ from: lo, to: Math.min(max, lo + LOAD_SLICE - 1) })) {
+        const slot = slots.put(e, this.languageNumber(e.language));
+        if (e.text !== null) words?.set(slot, e.text);
+      }
     }
     this.slots = slots;
+    this.words = words;
     this.orders.clear();
     this.forget();
   }
@@ -629,6 +647,8 @@ export class PublishedIndex {
       const now = fresh.get(id);
       // Not a published post of the type, before or now (another type's post, a draft): nothing listed changed.
       if (old === undefined && now === undefined) continue;
+      if (now === undefined) this.words?.clear(old as number);
+      else if (old !== undefined && now.text !== null) this.words?.set(old, now.text);
       // Still published with the same held values (its text or excerpt changed): the views and match lists stand.
       if (old !== undefined && now !== undefined && this.slots.holds(old, now, this.languageNumber(now.language))) continue;
       changed.push(id);
@@ -639,6 +659,7 @@ export class PublishedIndex {
         continue;
       }
       const slot = this.slots.put(now, this.languageNumber(now.language));
+      if (old === undefined && now.text !== null) this.words?.set(slot, now.text);
       for (const order of this.orders.values()) order.list.splice(insertionPoint(order, slot), 0, slot);
     }
     if (changed.length > 0) {

@@ -208,9 +208,11 @@ export class PostQueries {
 
   /**
    * For the published index: the ids of every post the query's search finds
-   * among those its type, status and visibility allow, in one statement
-   * (no order, no page, no count, no join but the search's own); the index
-   * applies the rest. Undefined without a search.
+   * among those its type, status and visibility allow. The index answers a
+   * search of plain words from memory; otherwise, or for the posts it cannot
+   * decide, it runs the statement made here: one statement (no order, no
+   * page, no count, no join but the search's own), whole or narrowed to
+   * some ids; the index applies the rest. Undefined without a search.
    *
    * The result is kept by the index across writes: a later request asks the
    * database again only about the posts changed since (the index's change
@@ -219,13 +221,16 @@ export class PostQueries {
    */
   private async searchIds(query: PostQuery, index: PublishedIndex): Promise<readonly number[] | undefined> {
     if (query.search === undefined || query.search.trim() === "") return undefined;
-    const searchOnly: PostQuery = { type: query.type, status: query.status, visibility: query.visibility, search: query.search, searchAs: query.searchAs, searchMode: query.searchMode };
-    const built = await this.buildQuery(searchOnly, (_q, compute) => compute());
-    built.narrow?.(built.qb);
-    const qb = built.qb.select("p.id");
-    return index.searchIds(sqlKey(qb), async (only) =>
-      ((await (only === undefined ? qb : qb.clone().whereIn("p.id", only))) as JoinedRow[]).map((r) => Number(r.id)),
-    );
+    return index.searchIds(query, async () => {
+      const searchOnly: PostQuery = { type: query.type, status: query.status, visibility: query.visibility, search: query.search, searchAs: query.searchAs, searchMode: query.searchMode };
+      const built = await this.buildQuery(searchOnly, (_q, compute) => compute());
+      built.narrow?.(built.qb);
+      const qb = built.qb.select("p.id");
+      return {
+        key: sqlKey(qb),
+        read: async (only) => ((await (only === undefined ? qb : qb.clone().whereIn("p.id", only))) as JoinedRow[]).map((r) => Number(r.id)),
+      };
+    });
   }
 
   /** The rows of one page (whole posts with their typed fields, or `p.id` alone) and the total. */

@@ -4,7 +4,7 @@
  * slot reads back exactly the list last written to it.
  */
 import { expect } from "chai";
-import { PackedLists } from "../../lib/posts/published-index";
+import { PackedLists } from "../../lib/posts/packed-lists";
 
 describe("published index: packed lists", () => {
   it("reads back every slot's last list through writes, clears, growth and compactions", () => {

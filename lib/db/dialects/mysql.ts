@@ -72,6 +72,7 @@ export const mysql: Dialect = {
   cacheTagTriggers: null,
   tagChanges: () => null,
   searchIndex: null,
+  searchCaseFolding: null,
 
   revisionSource: () => null,
 

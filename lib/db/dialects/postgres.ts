@@ -335,6 +335,7 @@ export const postgres: Dialect = {
   cacheTagTriggers: tagTriggers,
   tagChanges,
   searchIndex,
+  searchCaseFolding: "unicode",
 
   revisionSource,
 

@@ -399,6 +399,7 @@ export const sqlite: Dialect = {
   cacheTagTriggers: tagTriggers,
   tagChanges,
   searchIndex,
+  searchCaseFolding: "ascii",
 
   revisionSource,
 

@@ -84,6 +84,14 @@ export interface Dialect {
   tagChanges(k: Knex, tables: Tables): TagChanges | null;
   /** The index behind post search (lib/db/search-index.ts); null: search scans. */
   readonly searchIndex: SearchIndex | null;
+  /**
+   * How search's `LOWER(text) LIKE LOWER('%word%')` folds case: "ascii"
+   * (ASCII letters only), "unicode" (each character to its own lowercase,
+   * nothing more), or null where the comparison equates more than case
+   * (MariaDB's `_ci` collations match `cafe` in `Café`), which no word list
+   * kept in memory can reproduce (lib/posts/word-index.ts).
+   */
+  readonly searchCaseFolding: SearchCaseFolding | null;
 
   // ---------------------------------------------------------------- revision
 
@@ -120,6 +128,8 @@ export interface CacheTagTriggers {
 export interface TagChanges {
   since(from: string | null): Promise<{ position: string; tags: number[] } | { position: string; all: true }>;
 }
+
+export type SearchCaseFolding = "ascii" | "unicode";
 
 export interface SearchIndex {
   /** Creates the index when missing; idempotent and tolerant of a concurrent migrator. */
