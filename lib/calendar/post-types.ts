@@ -56,6 +56,8 @@ export const postTypes: Record<string, PostTypeConfig> = {
     rewriteSlug: "venue",
     supports: ["title", "editor", "excerpt", "author", "thumbnail"],
     capabilityType: ["venue", "venues"],
+    // Anonymous lists ("with upcoming events", pages) from memory; the upcoming events are named by the events' index.
+    publishedIndex: true,
     fields: {
       address: { type: "string", default: null },
       city: { type: "string", default: null },
@@ -80,6 +82,8 @@ export const postTypes: Record<string, PostTypeConfig> = {
     rewriteSlug: "organizer",
     supports: ["title", "editor", "excerpt", "author", "thumbnail"],
     capabilityType: ["organizer", "organizers"],
+    // Anonymous lists ("with upcoming events", pages) from memory; the upcoming events are named by the events' index.
+    publishedIndex: true,
     fields: {
       phone: { type: "string", length: 64, default: null },
       website: { type: "string", length: 2048, default: null },

@@ -33,7 +33,7 @@ import { isIndexedWord, WordIndex, type WordQuery } from "./word-index";
  * (lib/posts/word-index.ts); any other search from the ids the database
  * finds for it. The posts its posts link to answer another type's
  * `linkedBy` condition (`linkTargets`). Anything else (other statuses,
- * text fields, reverse links) is
+ * text fields, links from given posts) is
  * answered by SQL as before: `plan` says which.
  */
 
@@ -139,6 +139,8 @@ function locate(order: Order, slot: number): number {
 export interface ResolvedSets {
   tax: number[][][];
   links: number[][];
+  /** Per link condition with `linkedBy`: the posts its linking posts link to (another type's index, `linkTargets`). */
+  linkedBy?: ReadonlyArray<readonly number[] | undefined>;
   /** The published posts of the type that match the query's search (`searchIds`); absent: no search. */
   search?: readonly number[];
 }
@@ -718,7 +720,8 @@ export class PublishedIndex {
     // A search is answered with the matching ids read from the database (ResolvedSets.search).
     if (query.search !== undefined && query.search.includes("\u0000")) return false;
     for (const c of query.where ?? []) if (this.column(c.field) === null) return false;
-    for (const l of query.links ?? []) if (l.from !== undefined || l.linkedBy !== undefined) return false;
+    // A `linkedBy` condition is answered with the targets the linking type's index names (ResolvedSets.linkedBy).
+    for (const l of query.links ?? []) if (l.from !== undefined) return false;
     for (const o of query.orderBy ?? []) if (this.column(o.field) === null) return false;
     return true;
   }
@@ -780,8 +783,9 @@ export class PublishedIndex {
   private keptMatches(query: PostQuery, sets: ResolvedSets): Int32Array {
     // Every page of a filter is a slice of its matches, found once and patched after writes. A search's ids are named by
     // the array they come in: a kept search result is one array until the posts it looked at change.
-    const { search, ...named } = sets;
-    const key = JSON.stringify([query.visibility?.mode, query.status, query.ids, query.excludeIds, query.author, query.parent, query.language, query.hasPassword, query.where, named, query.orderBy, search === undefined ? null : this.serialOf(search)]);
+    const { search, linkedBy, ...named } = sets;
+    const serial = (ids: readonly number[] | undefined): number | null => (ids === undefined ? null : this.serialOf(ids));
+    const key = JSON.stringify([query.visibility?.mode, query.status, query.ids, query.excludeIds, query.author, query.parent, query.language, query.hasPassword, query.where, named, query.orderBy, serial(search), linkedBy?.map(serial)]);
     const kept = this.results.get(key);
     if (kept !== undefined && kept.at === this.heldLog.version) return kept.matches;
     const changed = kept === undefined ? null : this.heldLog.since(kept.at, MAX_PATCHED);
@@ -942,6 +946,11 @@ export class PublishedIndex {
           return false;
         });
       }
+      if (cond.linkedBy !== undefined) {
+        const targets = new Set(sets.linkedBy?.[i] ?? []);
+        const want = cond.linkedBy.exists;
+        tests.push((s) => targets.has(slots.id[s]) === want);
+      }
       if (cond.exists !== undefined) {
         const want = cond.exists;
         const links = slots.links;
@@ -994,6 +1003,7 @@ export class PublishedIndex {
       if (operator === "AND") for (const g of groups) consider(union(g.map((t) => slots.byTerm.get(t))));
     });
     (query.links ?? []).forEach((cond, i) => {
+      if (cond.linkedBy?.exists === true) consider(slotsOf(sets.linkedBy?.[i] ?? []));
       const relation = this.relations.get(cond.relation);
       if (cond.to === undefined) return;
       consider(relation === undefined ? [] : union(sets.links[i].map((to) => slots.byLink.get(linkKey(relation, to)))));

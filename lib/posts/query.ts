@@ -152,7 +152,14 @@ export class PostQueries {
       tax.push(await cache.get(token, key, () => this.e.terms.expandTermIds(cond.taxonomy, ids, opts), (groups) => groups.reduce((n, g) => n + g.length, 1)));
     }
     const links: number[][] = [];
+    const linkedBy: Array<readonly number[] | undefined> = [];
     for (const cond of query.links ?? []) {
+      if (cond.linkedBy !== undefined) {
+        // From the linking type's index, or the whole list from SQL.
+        const targets = await this.linkTargetsFromIndex(cond.relation, cond.linkedBy, Infinity);
+        if (targets === null) return null;
+        linkedBy.push(targets);
+      } else linkedBy.push(undefined);
       const to = cond.to === undefined ? [] : uniqueInts(cond.to, "link to");
       // Like the term expansion: one cached value per revision, no statement while it is unchanged (`venue=12` on every request).
       links.push(cond.translations ? await cache.get(token, new ReadKey("translationsOf", to), () => this.translationsOf(to), (ids) => ids.length + 1) : storedIds(to));
@@ -161,7 +168,7 @@ export class PostQueries {
     const perPage = query.perPage ?? (await this.e.options.postsPerPage());
     if (query.status) for (const s of query.status) if (!POST_STATUSES.includes(s)) throw new EngineError("invalid_status", `unknown status: ${s}`);
     try {
-      return index.page(query, perPage, { tax, links, search });
+      return index.page(query, perPage, { tax, links, linkedBy, search });
     } catch (err) {
       if (isNotComparable(err)) return null;
       throw err;
@@ -189,10 +196,11 @@ export class PostQueries {
   /**
    * A `linkedBy` condition from the linking type's published index: the
    * posts that its matching posts link to, when the index answers for them
-   * (published posts only) and they are few enough to name in the
-   * statement; null: the EXISTS subquery decides.
+   * (published posts only); null: the EXISTS subquery decides. A statement
+   * names them only when they are few enough (`MAX_NAMED_TARGETS`); the
+   * linked type's own index takes any number.
    */
-  private async linkTargetsFromIndex(relation: string, by: NonNullable<NonNullable<PostQuery["links"]>[number]["linkedBy"]>): Promise<number[] | null> {
+  private async linkTargetsFromIndex(relation: string, by: NonNullable<NonNullable<PostQuery["links"]>[number]["linkedBy"]>, most = MAX_NAMED_TARGETS): Promise<readonly number[] | null> {
     const linking: PostQuery = { type: by.type, status: by.status, visibility: by.visibility, where: by.where };
     const synced = await this.syncedIndex(by.type, linking);
     if (synced === null) return null;
@@ -203,7 +211,7 @@ export class PostQueries {
       if (isNotComparable(err)) return null;
       throw err;
     }
-    return targets.length <= MAX_NAMED_TARGETS ? targets : null;
+    return targets.length <= most ? targets : null;
   }
 
   /**

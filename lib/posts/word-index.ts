@@ -76,6 +76,7 @@ class FieldRuns {
   /** Per search word: the runs containing it among the first `upTo` runs. */
   private readonly kept = new Map<string, { runs: number[]; upTo: number }>();
 
+  /** Writes the slot's runs in `text`; returns the change in postings (none when its runs are the same: an excerpt edit leaves the title's and content's lists alone). */
   set(slot: number, text: string): number {
     const seen = new Set<number>();
     for (const m of text.matchAll(RUN)) {
@@ -91,6 +92,8 @@ class FieldRuns {
       seen.add(n);
     }
     const numbers = [...seen];
+    if (this.bySlot.equals(slot, numbers)) return 0;
+    const cleared = this.clear(slot);
     for (const n of numbers) {
       let list = this.lists[n];
       const size = this.sizes[n];
@@ -103,7 +106,7 @@ class FieldRuns {
       this.sizes[n] = size + 1;
     }
     this.bySlot.set(slot, numbers);
-    return numbers.length;
+    return numbers.length - cleared;
   }
 
   /** Takes the slot out of its runs' lists; returns how many postings it had. */
@@ -164,14 +167,13 @@ export class WordIndex {
   /** Writes the slot's text (title, excerpt, content), replacing what it held. */
   set(slot: number, texts: readonly string[]): void {
     if (this.full) return;
-    this.clear(slot);
     if (slot >= this.capacity) {
       this.capacity = Math.max(1024, this.capacity * 2, slot + 1);
       for (const f of this.fields) f.bySlot.grow(this.capacity);
     }
     for (let f = 0; f < SEARCH_FIELDS; f++) this.postings += this.fields[f].set(slot, texts[f] ?? "");
-    // eslint-disable-next-line no-control-regex
     if (this.folding === "unicode" && texts.some((t) => /[^\u0000-\u007f]/.test(t) && foldingToAscii().test(t))) this.unsure.add(slot);
+    else this.unsure.delete(slot);
     if (this.postings > MAX_POSTINGS) {
       this.full = true;
       this.fields.length = 0;

@@ -98,10 +98,18 @@ forEachDatabase("calendar: published index", (db) => {
       titleWords.length > 1 ? `?search=${titleWords[1]}&per_page=1&page=2` : "?search=e&page=2",
       categories.length > 0 ? `?search=e&categories=${categories[0].id}&per_page=50` : "?search=e",
       `?search=e&start_date=${day(-400)}&end_date=${day(400)}&per_page=50`,
-      // linkedBy from the events' index (lib/posts/query.ts linkTargetsFromIndex).
+      // Venues and organizers from their own index, linkedBy from the events' index (lib/posts/query.ts linkTargetsFromIndex).
       "/venues?only_with_upcoming=1&per_page=50",
       "/venues?only_with_upcoming=1&per_page=2&page=2",
       "/organizers?only_with_upcoming=1&per_page=50",
+      "/organizers?only_with_upcoming=1&per_page=1&page=3",
+      "/venues?per_page=50",
+      "/venues?per_page=3&page=2",
+      "/organizers",
+      "/venues?has_events=1&per_page=50",
+      "/venues?has_events=0&per_page=50",
+      "/venues?search=lounge",
+      "/venues?only_with_upcoming=1&search=a",
     ];
   });
 
@@ -143,6 +151,8 @@ forEachDatabase("calendar: published index", (db) => {
         await answer(t, `?categories=${category}&per_page=50`);
         // A search of plain words from the index's words: no statement searches.
         await answer(t, "?search=Night%20-index&per_page=5");
+        // Venues with upcoming events: the venues' index, the events' index names them.
+        await answer(t, "/venues?only_with_upcoming=1&per_page=5");
       } finally {
         t.site.engine.knex.removeListener("query", onQuery);
       }
@@ -184,6 +194,8 @@ forEachDatabase("calendar: published index", (db) => {
         ["category dropped", () => a.post(`/events/${made.id}`, { as: "editor", json: { categories: [] } })],
         ["category added (SQL elsewhere)", sql(() => k(tables.termRelationships).insert({ object_id: own.id, term_id: category.id, term_order: 0 }))],
         ["venue dropped", () => a.post(`/events/${made.id}`, { as: "editor", json: { venue: 0 } })],
+        ["venue made a draft (SQL elsewhere)", sql(() => k(tables.posts).where({ id: venue }).update({ status: "draft" }))],
+        ["venue published again", () => a.post(`/venues/${venue}`, { as: "editor", json: { status: "publish" } })],
         ["featured (SQL elsewhere)", sql(() => k(tables.fields("event")).where({ post_id: own.id }).update({ featured: true }))],
         ["hidden from listings", () => a.post(`/events/${own.id}`, { as: "editor", json: { hide_from_listings: true } })],
         ["password (SQL elsewhere)", sql(() => k(tables.posts).where({ id: made.id }).update({ password: "pw" }))],
