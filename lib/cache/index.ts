@@ -60,6 +60,7 @@ function keptRecords(engine: CachedEngine, options: CachingOptions, store: Answe
     revision: () => reads.token(),
     versions: (tags) => readTagVersions(engine.knex, engine.tables, tags),
     always: [SITE_TAG],
+    feed: reads.tagFeed,
   });
 }
 

@@ -17,6 +17,8 @@
  * keep and ask for anonymous records only, under keys that name everything
  * else a record depends on (its language, the URLs it is written with).
  */
+import type { TagFeed } from "./tag-feed";
+
 export interface KeptRecord {
   readonly key: string;
   /** The record's JSON text (as `encodeJson` writes it), as UTF-8 bytes: answers are pasted together as bytes (lib/routes/json.ts `encodeJsonBytes`). */
@@ -50,6 +52,14 @@ export interface MemoryRecordsOptions {
   versions(tags: readonly number[]): Promise<Map<number, number>>;
   /** Tags every record depends on (the site's options and users). */
   readonly always: readonly number[];
+  /**
+   * The tag feed (the read cache's, lib/cache/revision.ts): a text is then
+   * kept with the feed's position of the state it was built from and proved
+   * from memory under a new revision, as the store's records are; one the
+   * feed cannot tell about is dropped. Absent: proved by its tags' versions
+   * (one statement per request that finds unproved texts).
+   */
+  readonly feed?: TagFeed | null;
 }
 
 /** 16 MiB: a few thousand event records, the pages most readers ask for. */
@@ -57,9 +67,11 @@ export const DEFAULT_MEMORY_RECORD_BYTES = 16 * 1024 * 1024;
 
 interface MemoryEntry {
   bytes: Buffer;
-  /** Sorted tags and the versions they had when the text was kept. */
+  /** Sorted tags and the versions they had when the text was kept (versions: null where the feed proves it). */
   tags: number[];
-  versions: number[];
+  versions: number[] | null;
+  /** The feed's position of the state the text was built from (null without a feed). */
+  position: string | null;
   /** The revision the text was last proved under: while it is current, no proof is needed. */
   token: string;
 }
@@ -94,7 +106,9 @@ export class MemoryRecords implements RecordCache {
   async get(keys: readonly string[]): Promise<Map<string, Buffer>> {
     const out = new Map<string, Buffer>();
     if (this.entries.size === 0) return out;
-    const token = await this.options.revision();
+    const feed = this.options.feed ?? null;
+    // With a feed, synced for the token read here: its answers then cover every commit before this read.
+    const token = feed !== null ? await feed.current() : await this.options.revision();
     if (token === null) return out;
     const unproved: [string, MemoryEntry][] = [];
     for (const key of keys) {
@@ -105,14 +119,23 @@ export class MemoryRecords implements RecordCache {
         this.counters.hits++;
       } else unproved.push([key, entry]);
     }
-    if (unproved.length > 0) {
+    if (feed !== null) {
+      for (const [key, e] of unproved) {
+        if (e.position !== null && feed.unchangedSince(e.position, e.tags) === true) {
+          e.token = token;
+          out.set(key, e.bytes);
+          this.counters.proved++;
+        } else this.drop(key);
+      }
+    } else if (unproved.length > 0) {
       const tags = new Set<number>();
       for (const [, e] of unproved) for (const t of e.tags) tags.add(t);
       const current = await this.options.versions([...tags]);
       for (const [key, e] of unproved) {
         // Dropped or replaced while the versions were read: left for the next request.
         if (this.entries.get(key) !== e) continue;
-        if (e.tags.every((t, i) => (current.get(t) ?? 0) === e.versions[i])) {
+        const versions = e.versions;
+        if (versions !== null && e.tags.every((t, i) => (current.get(t) ?? 0) === versions[i])) {
           e.token = token;
           out.set(key, e.bytes);
           this.counters.proved++;
@@ -124,9 +147,11 @@ export class MemoryRecords implements RecordCache {
 
   async keep(token: string, records: readonly KeptRecord[]): Promise<void> {
     if (records.length === 0) return;
-    const all = unionTags(this.options.always, records);
-    const versions = await this.options.versions(all);
-    if ((await this.options.revision()) !== token) {
+    const feed = this.options.feed ?? null;
+    // With a feed: its position for `token`, null when anything committed since (as the versions path's check below).
+    const position = feed !== null ? await feed.markFor(token) : null;
+    const versions = feed !== null ? null : await this.options.versions(unionTags(this.options.always, records));
+    if ((feed !== null && position === null) || (await this.options.revision()) !== token) {
       this.counters.skipped += records.length;
       return;
     }
@@ -134,7 +159,7 @@ export class MemoryRecords implements RecordCache {
       const tags = unionTags(this.options.always, [r]);
       this.drop(r.key);
       if (r.bytes.length > this.maxBytes) continue;
-      this.entries.set(r.key, { bytes: r.bytes, tags, versions: tags.map((t) => versions.get(t) ?? 0), token });
+      this.entries.set(r.key, { bytes: r.bytes, tags, versions: versions === null ? null : tags.map((t) => versions.get(t) ?? 0), position, token });
       this.held += r.bytes.length;
       this.counters.kept++;
     }

@@ -115,6 +115,11 @@ export class ReadCache {
     return this.revision.enabled;
   }
 
+  /** The feed of the database's tag changes this cache proves shared rows with (kept records in memory use it too); null without one. */
+  get tagFeed(): TagFeed | null {
+    return this.feed;
+  }
+
   /**
    * Rows by id (null: no such row) shared by every request, one map per
    * `kind`: the posts every event embeds (a few thousand venues and

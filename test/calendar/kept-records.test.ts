@@ -10,6 +10,8 @@ import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 import { MemoryRecords, type RecordCache } from "../../lib/cache/records";
+import { TagFeed } from "../../lib/cache/tag-feed";
+import { scripted } from "../support/scripted-tags";
 import { encodeJson, encodeJsonBytes, RawJson } from "../../lib/routes/json";
 import { forEachDatabase, type TestDatabase } from "../support/databases";
 import { startTestSite, type TestSite } from "../support/site";
@@ -76,6 +78,46 @@ describe("MemoryRecords", () => {
     await records.keep(t2, [{ key: "x", bytes: Buffer.from(`"${"x".repeat(60)}"`), tags: [] }, { key: "y", bytes: Buffer.from(`"${"y".repeat(60)}"`), tags: [] }]);
     expect([...(await records.get(["x", "y"])).keys()]).to.deep.equal(["y"]);
     expect(records.stats().bytes).to.be.at.most(100);
+  });
+
+  it("with a tag feed, proves texts from memory after a commit (no versions read) and drops those whose tags changed", async () => {
+    const db = scripted();
+    let versionReads = 0;
+    const feed = new TagFeed(db.changes, { revision: db.revision });
+    const records = new MemoryRecords({
+      revision: db.revision,
+      versions: async (tags) => {
+        versionReads++;
+        return new Map(tags.map((t) => [t, 0]));
+      },
+      always: [2],
+      feed,
+    });
+    await feed.current();
+    const token = await records.token();
+    if (token === null) throw new Error("no token");
+    // Built across a commit: not kept.
+    db.commit(99);
+    await records.keep(token, [{ key: "a", bytes: Buffer.from('"a"'), tags: [5] }]);
+    expect((await records.get(["a"])).size, "built across a commit").to.equal(0);
+    const now = await records.token();
+    if (now === null) throw new Error("no token");
+    await records.keep(now, [{ key: "a", bytes: Buffer.from('"a"'), tags: [5] }, { key: "b", bytes: Buffer.from('"b"'), tags: [6] }]);
+    // A commit that changes tag 6 (and one the records do not show): "a" is proved from the feed, "b" is dropped.
+    db.commit(6, 40);
+    expect([...(await records.get(["a", "b"])).keys()]).to.deep.equal(["a"]);
+    expect(records.stats().proved).to.equal(1);
+    // The site's own tag voids every text.
+    db.commit(2);
+    expect((await records.get(["a"])).size).to.equal(0);
+    // A new epoch: the feed cannot tell, so what was kept before is dropped.
+    const t3 = await records.token();
+    if (t3 === null) throw new Error("no token");
+    await records.keep(t3, [{ key: "c", bytes: Buffer.from('"c"'), tags: [7] }]);
+    db.newEpoch();
+    db.commit(1);
+    expect((await records.get(["c"])).size).to.equal(0);
+    expect(versionReads, "no versions read").to.equal(0);
   });
 });
 
@@ -179,6 +221,9 @@ forEachDatabase("calendar: kept records", (db) => {
       }
       const loads = seen.filter((sql) => /select .p.\.\*|term_relationships|post_links/.test(sql) && !/^select .p.\..id. from/.test(sql));
       expect(loads, seen.join("\n")).to.deep.equal([]);
+      // Proved by the tag feed (the changed tags, read once per revision), not by reading each kept record's tag versions.
+      const versions = seen.filter((sql) => /select .tag., .version. from/i.test(sql));
+      expect(versions, seen.join("\n")).to.deep.equal([]);
     });
 
     it("shows every change of what a record shows at once: the event, its venue, organizer, category and tag, and the site's options", async () => {
@@ -200,6 +245,8 @@ forEachDatabase("calendar: kept records", (db) => {
             await new Promise((r) => setTimeout(r, 1100));
           },
         ],
+        // By SQL on another connection: the tags (and so the feed the kept records are proved by) see it as any write.
+        ["event excerpt (SQL elsewhere)", () => (plain as TestSite).site.engine.knex(t.site.engine.tables.posts).where({ id: gala.id }).update({ excerpt: "Changed by SQL" })],
         ["event trashed", () => t.request("DELETE", `/events/${gala.id}`, { as: "editor" })],
       ];
       for (const [what, write] of writes) {
