@@ -1,5 +1,5 @@
 /**
- * A short list of numbers per slot (a post's terms, its links), all in one
+ * A short list of numbers per slot (a post's terms, its links, its words), all in one
  * pool: 100,000 posts as two small arrays each were ~30 MB of heap, 200,000
  * objects that every full collection marked. A list written again goes to
  * the end of the pool; a full pool is compacted into one with as much room

@@ -145,7 +145,6 @@ export interface ResolvedSets {
   search?: readonly number[];
 }
 
-const ROW_CHUNK = 500;
 /** The database's search statement for the published index (`searchIds`): its key, and its ids, whole or among `only`. */
 export interface SearchStatement {
   key: string;
@@ -159,6 +158,7 @@ function sameIds(a: readonly number[], b: readonly number[]): boolean {
   return true;
 }
 
+const ROW_CHUNK = 500;
 /** Ids per statement of a whole load. */
 const LOAD_SLICE = 5000;
 
