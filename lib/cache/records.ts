@@ -148,10 +148,11 @@ export class MemoryRecords implements RecordCache {
   async keep(token: string, records: readonly KeptRecord[]): Promise<void> {
     if (records.length === 0) return;
     const feed = this.options.feed ?? null;
-    // With a feed: its position for `token`, null when anything committed since (as the versions path's check below).
+    // With a feed: its position for `token`, null when anything committed since (markFor checks the token itself);
+    // without one: the versions, read before the token is checked again.
     const position = feed !== null ? await feed.markFor(token) : null;
     const versions = feed !== null ? null : await this.options.versions(unionTags(this.options.always, records));
-    if ((feed !== null && position === null) || (await this.options.revision()) !== token) {
+    if (feed !== null ? position === null : (await this.options.revision()) !== token) {
       this.counters.skipped += records.length;
       return;
     }

@@ -98,6 +98,10 @@ export class ReadCache {
 
   /** Proves shared rows across tokens (`shared`); null without the database's tag changes. */
   private readonly feed: TagFeed | null;
+  /** `shared`'s rows, one map per kind. */
+  private readonly sharedRows = new Map<string, Map<number, SharedRow<unknown>>>();
+  /** The feed's position for the last token asked (`positionFor`). */
+  private marked: { token: string; position: string | null } | null = null;
 
   constructor(
     private readonly revision: DataRevision,
@@ -171,8 +175,6 @@ export class ReadCache {
     return out;
   }
 
-  private readonly sharedRows = new Map<string, Map<number, SharedRow<unknown>>>();
-
   /** The feed's position for `token`, asked once per token (on PostgreSQL the check after the sync is a statement). */
   private async positionFor(token: string): Promise<string | null> {
     if (this.feed === null) return null;
@@ -180,7 +182,6 @@ export class ReadCache {
     return this.marked.token === token ? this.marked.position : null;
   }
 
-  private marked: { token: string; position: string | null } | null = null;
 
   /** Releases the revision's own connection, if it opened one. */
   close(): Promise<void> {

@@ -31,7 +31,7 @@ import { PackedLists } from "./packed-lists";
  */
 
 /** Title, excerpt, content: the fields search looks in, in this order. */
-export const SEARCH_FIELDS = 3;
+const SEARCH_FIELDS = 3;
 /** The field every reader may match in; the others count as empty in a protected post for an anonymous searcher. */
 const TITLE = 0;
 
