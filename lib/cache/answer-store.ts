@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Answer } from "./answer";
 import type { TagChanges } from "../db/dialects/types";
+import { SQLITE_PAGE_CACHE_KIB } from "../db/dialects/sqlite-connection";
 import { unionTags, type KeptRecord, type RecordCache } from "./records";
 import { TagFeed } from "./tag-feed";
 
@@ -340,6 +341,8 @@ export class AnswerStore {
       }
       db.exec(ANSWERS_TABLE);
       if (options.attach !== undefined) db.prepare("ATTACH DATABASE ? AS site").run(options.attach.file);
+      // Each attached file has a page cache of its own.
+      for (const schema of options.attach !== undefined ? ["main", "site"] : ["main"]) db.pragma(`${schema}.cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
       return new AnswerStore(
         db,
         db.prepare(options.attach !== undefined ? selectValid(options.attach.cacheTags) : "SELECT token, tags, status, no_cache, packing, answer FROM stored_answers WHERE id = ? AND key = ?"),
@@ -380,6 +383,12 @@ export class AnswerStore {
   /** How answers were given since the store opened (tests, diagnostics); `early`: the hits that `peek` gave; `evicted`: answers deleted at the bound. */
   stats(): { hits: number; early: number; proved: number; built: number; stored: number; skipped: number; evicted: number } {
     return { ...this.counters };
+  }
+
+  /** SQLite's page cache of the store's file and of the attached site file, in KiB (tests, diagnostics). */
+  pageCacheKib(): { main: number; site?: number } {
+    const kib = (schema: string): number => -Number(this.db.pragma(`${schema}.cache_size`, { simple: true }));
+    return this.options.attach !== undefined ? { main: kib("main"), site: kib("site") } : { main: kib("main") };
   }
 
   /** Stored answers, kept records and the bytes of the file's pages in use (tests, diagnostics). */

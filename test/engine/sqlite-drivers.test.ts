@@ -35,6 +35,13 @@ describe("SQLite drivers", () => {
       removeFile(file);
     });
 
+    it("keeps SQLite's own small page cache on every pooled connection, not better-sqlite3's 16 MB (the operating system caches the file for all of them)", async () => {
+      const knex = t.site.engine.knex;
+      // Held at once, so that the pool opens as many connections as it may.
+      const caches = await knex.transaction(async (trx) => Promise.all([trx.raw("PRAGMA cache_size"), knex.raw("PRAGMA cache_size"), knex.raw("PRAGMA cache_size")]));
+      for (const rows of caches) expect((rows as Array<{ cache_size: number }>)[0].cache_size).to.equal(-2000);
+    });
+
     it("a write that finds the file locked by another connection (as by another process) waits without blocking the event loop, then lands", async () => {
       const other = new Database(file);
       try {
@@ -77,6 +84,31 @@ describe("SQLite drivers", () => {
       await transaction;
       const res = await pending;
       expect(res.status, res.text).to.equal(201);
+    });
+  });
+
+  describe("a connection the pool opens while another holds a write", () => {
+    const file = tempFile();
+    let t: TestSite;
+    before(async () => {
+      t = await startTestSite({ target: file, fixture: "minimal" });
+    });
+    after(async () => {
+      await t.close();
+      removeFile(file);
+    });
+
+    it("is set up at once, leaving ANALYZE (which would wait for the lock) to a later connection", async () => {
+      const knex = t.site.engine.knex;
+      // No statistics: a new connection's `PRAGMA optimize` wants to ANALYZE, which writes.
+      await knex.raw("DELETE FROM sqlite_stat1");
+      // Before: better-sqlite3's own 5 s busy wait froze the event loop, then the read failed with "database is locked".
+      const reads = await knex.transaction(async (trx) => {
+        await trx.raw("UPDATE cp_options SET value = value WHERE name = 'blogname'");
+        // The transaction holds one connection: reads at once take every other the pool may open.
+        return Promise.all([1, 2, 3].map(() => knex.raw("SELECT 1 AS one") as Promise<Array<{ one: number }>>));
+      });
+      for (const rows of reads) expect(rows).to.deep.equal([{ one: 1 }]);
     });
   });
 

@@ -138,6 +138,21 @@ describe("routes: answer store", () => {
       return store;
     };
 
+    it("keeps SQLite's small page cache for its file and the attached site file (the operating system caches both)", async () => {
+      expect((await openFile()).pageCacheKib()).to.deep.equal({ main: 2000 });
+      const siteFile = `${file}-site`;
+      const site = new Sqlite(siteFile);
+      try {
+        site.exec("CREATE TABLE IF NOT EXISTS cp_cache_tags (tag INTEGER PRIMARY KEY, version INTEGER NOT NULL)");
+        const attached = await AnswerStore.open({ file: `${file}-2`, revision: async () => "1", versions: async () => new Map(), always: [2], identity: "one", attach: { file: siteFile, cacheTags: "cp_cache_tags" } });
+        stores.push(attached);
+        expect(attached.pageCacheKib()).to.deep.equal({ main: 2000, site: 2000 });
+      } finally {
+        site.close();
+        for (const f of [siteFile, `${file}-2`]) for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(f + suffix, { force: true });
+      }
+    });
+
     it("a shared revision: another process reuses what one proved, without proving it again, until the revision moves", async () => {
       let proofs = 0;
       const openShared = async (): Promise<AnswerStore> => {

@@ -20,13 +20,26 @@ export function setUpSqliteConnection(conn: unknown, done: (err: Error | null) =
     return;
   }
   const db = conn as { exec(sql: string, cb: (err: Error | null) => void): void };
-  db.exec(`PRAGMA journal_mode = WAL; ${COMMON_PRAGMAS} PRAGMA busy_timeout = 5000;`, (err) => {
+  // The busy timeout first: `optimize` may have to wait for another connection's write.
+  db.exec(`PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; ${COMMON_PRAGMAS} ${OPTIMIZE_PRAGMA}`, (err) => {
     if (!err && isStatementDriver(conn)) cacheReadStatements(conn);
     done(err);
   });
 }
 
-const COMMON_PRAGMAS = "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA optimize = 0x10002;";
+/**
+ * SQLite's own page cache per connection, in KiB (SQLite's default;
+ * better-sqlite3 builds with 16 MB). The file's pages are in the operating
+ * system's cache anyway, which every connection and process shares, while a
+ * connection's own cache copies them: the site's pooled connections and the
+ * stored-answer file's (lib/cache/answer-store.ts) held ~80 MB of copies at
+ * 100k events, for no measurable speed.
+ */
+export const SQLITE_PAGE_CACHE_KIB = 2000;
+
+const COMMON_PRAGMAS = `PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -${SQLITE_PAGE_CACHE_KIB};`;
+/** ANALYZE where the statistics are missing or stale (see above); it writes, so it may find the file locked. */
+const OPTIMIZE_PRAGMA = "PRAGMA optimize = 0x10002;";
 
 // ------------------------------------------------------------------ better-sqlite3 (the default)
 
@@ -73,8 +86,16 @@ const BUSY_WAIT_MS = 5000;
  * Every transaction begins IMMEDIATE, as on the node-sqlite3 path below.
  */
 function setUpSyncConnection(db: SyncDatabase): void {
+  // First: better-sqlite3 waits 5 s by default, on the event loop.
+  db.exec("PRAGMA busy_timeout = 0;");
   if (!db.memory) db.pragma("journal_mode = WAL");
-  db.exec(`${COMMON_PRAGMAS} PRAGMA busy_timeout = 0;`);
+  db.exec(COMMON_PRAGMAS);
+  try {
+    db.exec(OPTIMIZE_PRAGMA);
+  } catch (err) {
+    // The pool opens a connection while another holds a write: ANALYZE would have to wait, and cannot here (see above). A later connection runs it.
+    if (!isBusy(err)) throw err;
+  }
   const cache = new Map<string, SyncStatement>();
   const prepare = db.prepare.bind(db);
   const cached = (sql: string): SyncStatement => {
