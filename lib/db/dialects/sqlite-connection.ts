@@ -31,9 +31,9 @@ export function setUpSqliteConnection(conn: unknown, done: (err: Error | null) =
  * SQLite's own page cache per connection, in KiB (SQLite's default;
  * better-sqlite3 builds with 16 MB). The file's pages are in the operating
  * system's cache anyway, which every connection and process shares, while a
- * connection's own cache copies them: the site's pooled connections and the
- * stored-answer file's (lib/cache/answer-store.ts) held ~80 MB of copies at
- * 100k events, for no measurable speed.
+ * connection's own cache copies them, up to 16 MB each: a server with stored
+ * answers has five (the site's pool, the store's file and the site file
+ * attached to it, lib/cache/answer-store.ts).
  */
 export const SQLITE_PAGE_CACHE_KIB = 2000;
 
@@ -86,10 +86,10 @@ const BUSY_WAIT_MS = 5000;
  * Every transaction begins IMMEDIATE, as on the node-sqlite3 path below.
  */
 function setUpSyncConnection(db: SyncDatabase): void {
-  // First: better-sqlite3 waits 5 s by default, on the event loop.
-  db.exec("PRAGMA busy_timeout = 0;");
+  // Under better-sqlite3's own busy wait (5 s, on the event loop): only a file not yet in WAL needs a lock here, which only
+  // another process starting on it at the same moment can hold. Everything after runs with no wait (see above).
   if (!db.memory) db.pragma("journal_mode = WAL");
-  db.exec(COMMON_PRAGMAS);
+  db.exec(`PRAGMA busy_timeout = 0; ${COMMON_PRAGMAS}`);
   try {
     db.exec(OPTIMIZE_PRAGMA);
   } catch (err) {
