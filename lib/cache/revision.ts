@@ -182,7 +182,6 @@ export class ReadCache {
     return this.marked.token === token ? this.marked.position : null;
   }
 
-
   /** Releases the revision's own connection, if it opened one. */
   close(): Promise<void> {
     return this.revision.close();
