@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Answer } from "./answer";
 import type { TagChanges } from "../db/dialects/types";
 import { SQLITE_PAGE_CACHE_KIB } from "../db/dialects/sqlite-connection";
-import { unionTags, type KeptRecord, type RecordCache } from "./records";
+import { unionTags, type KeptRecord, type RecordCache, type RecordStats } from "./records";
 import { TagFeed } from "./tag-feed";
 
 /**
@@ -476,7 +476,7 @@ export class AnswerStore {
   }
 
   /** Kept records in this file, beside the answers (records.ts). */
-  readonly records: RecordCache & { stats(): { hits: number; proved: number; kept: number; skipped: number } } = {
+  readonly records: RecordCache & { stats(): RecordStats } = {
     durable: true,
     stats: () => ({ ...this.recordCounters }),
     token: () => this.options.revision(),

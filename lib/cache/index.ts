@@ -3,7 +3,7 @@ import { EPOCH_TAG, readTagVersions, SITE_TAG } from "../db/cache-tags";
 import { cacheTagsMaintained } from "../db/dialects";
 import { CALPRESS_VERSION, codeFingerprint } from "../version";
 import { AnswerStore } from "./answer-store";
-import { MemoryRecords, type RecordCache } from "./records";
+import { MemoryRecords, RecordsWithParts, type RecordCache } from "./records";
 import type { ResponseCacheOptions } from "./response-cache";
 import { runGuarded, snapshotTags, writeGuardsAvailable, type WriteGuards } from "./write-guard";
 
@@ -54,14 +54,15 @@ export function createCaching(engine: CachedEngine, options: CachingOptions): Ca
 function keptRecords(engine: CachedEngine, options: CachingOptions, store: AnswerStore | undefined): RecordCache | undefined {
   const reads = engine.readCache;
   if (options.records === false || reads === null || !cacheTagsMaintained(engine.knex)) return undefined;
-  if (store !== undefined) return store.records;
-  return new MemoryRecords({
-    maxBytes: options.records?.maxBytes,
+  const proofs = {
     revision: () => reads.token(),
-    versions: (tags) => readTagVersions(engine.knex, engine.tables, tags),
+    versions: (tags: readonly number[]) => readTagVersions(engine.knex, engine.tables, tags),
     always: [SITE_TAG],
     feed: reads.tagFeed,
-  });
+  };
+  // Whole texts in the store's file or in memory; their parts (embedded terms) in memory either way.
+  const texts = store !== undefined ? store.records : new MemoryRecords({ ...proofs, maxBytes: options.records?.maxBytes });
+  return new RecordsWithParts(texts, { ...proofs, always: [SITE_TAG, EPOCH_TAG] });
 }
 
 function responseCacheOptions(engine: CachedEngine, setting: CachingOptions["responseCache"]): ResponseCacheOptions | undefined {

@@ -39,11 +39,22 @@ export interface RecordCache {
    * Read before the records that will be kept are loaded.
    */
   token(): Promise<string | null>;
-  /** The kept texts still good now, as bytes, by key (keys without one are absent). */
-  get(keys: readonly string[]): Promise<Map<string, Buffer>>;
+  /**
+   * The kept texts still good now, as bytes, by key (keys without one are
+   * absent). A text kept with holes (`recordHole`) comes back with its
+   * parts pasted in: those kept and still good, else those `parts` builds;
+   * a text whose parts cannot all be had is absent.
+   */
+  get(keys: readonly string[], parts?: PartSource): Promise<Map<string, Buffer>>;
   /** Keeps texts built after `token` was read; nothing when anything committed since. */
   keep(token: string, records: readonly KeptRecord[]): Promise<void>;
 }
+
+/**
+ * Builds, as of now, the parts of kept texts (`recordHole`) named by `keys`
+ * (those it cannot build, such as a term since deleted, are left out).
+ */
+export type PartSource = (keys: readonly string[]) => Promise<KeptRecord[]>;
 
 export interface MemoryRecordsOptions {
   /** Bound on the texts kept, in bytes. */
@@ -60,6 +71,14 @@ export interface MemoryRecordsOptions {
    * (one statement per request that finds unproved texts).
    */
   readonly feed?: TagFeed | null;
+}
+
+/** What a kept-record cache counts: texts given back unproved and proved, kept, and not kept because something committed. */
+export interface RecordStats {
+  hits: number;
+  proved: number;
+  kept: number;
+  skipped: number;
 }
 
 /** 16 MiB: a few thousand event records, the pages most readers ask for. */
@@ -177,5 +196,118 @@ export class MemoryRecords implements RecordCache {
     if (old === undefined) return;
     this.entries.delete(key);
     this.held -= old.bytes.length;
+  }
+}
+
+/**
+ * A hole in a kept text: where a part kept apart under `key` goes (its
+ * bytes and its own tags, see `RecordsWithParts`). A raw NUL never occurs in
+ * JSON text (strings escape it as `\u0000`), so the only NULs in a kept
+ * text are the two around each hole's key; keys therefore hold none.
+ */
+export function recordHole(key: string): string {
+  if (key.includes("\u0000")) throw new Error("a record part's key holds no NUL");
+  return `\u0000${key}\u0000`;
+}
+
+/** Bound on the parts kept in memory (a part is one embedded term, a few hundred bytes). */
+const PART_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Kept texts whose holes (`recordHole`) take parts kept apart, in memory,
+ * each proved against its own tags: a text then no longer depends on what
+ * its parts show. An event record embeds its terms with their `count`, so
+ * one new event in a category changed every record of that category; kept
+ * with holes, the record stays good and only the term's part is built again.
+ *
+ * The invariant holds piecewise: the text is reused only while its own tags
+ * are unchanged, each part only while its tags are, and a part built
+ * because it was missing is built from the database as of now.
+ */
+export class RecordsWithParts implements RecordCache {
+  readonly durable: boolean;
+  private readonly parts: MemoryRecords;
+
+  constructor(
+    private readonly inner: RecordCache & { stats(): RecordStats },
+    options: Omit<MemoryRecordsOptions, "maxBytes">,
+  ) {
+    this.durable = inner.durable;
+    this.parts = new MemoryRecords({ ...options, maxBytes: PART_BYTES });
+  }
+
+  token(): Promise<string | null> {
+    return this.inner.token();
+  }
+
+  keep(token: string, records: readonly KeptRecord[]): Promise<void> {
+    return this.inner.keep(token, records);
+  }
+
+  /** The whole texts' counters (the inner cache's). */
+  stats(): RecordStats {
+    return this.inner.stats();
+  }
+
+  /** The parts kept in memory (tests, diagnostics). */
+  partStats(): ReturnType<MemoryRecords["stats"]> {
+    return this.parts.stats();
+  }
+
+  async get(keys: readonly string[], source?: PartSource): Promise<Map<string, Buffer>> {
+    const found = await this.inner.get(keys);
+    const holed = new Map<string, { pieces: Buffer[]; parts: string[] }>();
+    const wanted = new Set<string>();
+    for (const [key, bytes] of found) {
+      let at = bytes.indexOf(0);
+      if (at < 0) continue;
+      const pieces: Buffer[] = [];
+      const parts: string[] = [];
+      let from = 0;
+      while (at >= 0) {
+        const end = bytes.indexOf(0, at + 1);
+        if (end < 0) break;
+        pieces.push(bytes.subarray(from, at));
+        const part = bytes.toString("utf8", at + 1, end);
+        parts.push(part);
+        wanted.add(part);
+        from = end + 1;
+        at = bytes.indexOf(0, from);
+      }
+      // A hole left open cannot be filled: the text is built again.
+      if (at >= 0) {
+        found.delete(key);
+        continue;
+      }
+      pieces.push(bytes.subarray(from));
+      holed.set(key, { pieces, parts });
+    }
+    if (holed.size === 0) return found;
+    const partKeys = [...wanted];
+    const have = await this.parts.get(partKeys);
+    const missing = partKeys.filter((k) => !have.has(k));
+    if (missing.length > 0 && source !== undefined) {
+      // Read before the parts are built: they are kept only if nothing committed since.
+      const token = await this.parts.token();
+      const built = await source(missing);
+      for (const p of built) have.set(p.key, p.bytes);
+      if (token !== null) await this.parts.keep(token, built);
+    }
+    for (const [key, { pieces, parts }] of holed) {
+      const filled: Buffer[] = [];
+      let complete = true;
+      for (let i = 0; i < parts.length && complete; i++) {
+        const part = have.get(parts[i]);
+        if (part === undefined) complete = false;
+        else filled.push(pieces[i], part);
+      }
+      if (!complete) {
+        found.delete(key);
+        continue;
+      }
+      filled.push(pieces[pieces.length - 1]);
+      found.set(key, Buffer.concat(filled));
+    }
+    return found;
   }
 }

@@ -78,15 +78,17 @@ function nameDependencies(req: RestRequest, posts: LoadedPost[], related: Relate
  * record) and the one shown in its place, the featured images, and, when a
  * language may swap a linked post for its translation, the set of posts
  * itself (a new translation). Also what a kept record (lib/cache/records.ts)
- * is proved against.
+ * is proved against: without its terms' tags (`terms: false`), as it is
+ * kept with its terms as parts proved apart (lib/calendar/records/kept.ts).
  */
-export function recordTags(post: LoadedPost, related: Related, language: string | undefined): Set<number> {
+export function recordTags(post: LoadedPost, related: Related, language: string | undefined, opts: { terms: boolean } = { terms: true }): Set<number> {
   const tags = new Set<number>([postTag(post.id)]);
   const image = (p: LoadedPost): void => {
     const id = Number(p.fields.image_id);
     if (Number.isInteger(id) && id > 0) tags.add(postTag(id));
   };
-  for (const ids of Object.values(post.termIds ?? {})) for (const id of ids) tags.add(termTag(id));
+  // Which terms the post has is its own tag's; what each shows, the term's.
+  if (opts.terms) for (const ids of Object.values(post.termIds ?? {})) for (const id of ids) tags.add(termTag(id));
   image(post);
   let translatable = false;
   for (const ids of Object.values(post.links ?? {})) {

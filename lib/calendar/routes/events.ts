@@ -14,6 +14,7 @@ import type { RestRequest } from "../../routes/types";
 import { RestResponse, rawResponse } from "../../routes/response";
 import { encodeJson, RawJson } from "../../routes/json";
 import type { KeptRecord } from "../../cache/records";
+import { keepsRecords, keptText, recordKey, termParts } from "../records/kept";
 import { CREATABLE, DELETABLE, EDITABLE, READABLE, type ArgSpec, type ArgsMap, type PermissionCheck, type RestEndpoint } from "../../routes/types";
 import type { QueryValue } from "../../routes/urls";
 import type { CalendarHost } from "../host";
@@ -129,21 +130,6 @@ function writeInput(req: RestRequest): EventWriteInput {
 }
 
 /**
- * Whether this request's event records are the ones every anonymous reader
- * gets, whole, so that they may be kept and reused (lib/cache/records.ts):
- * no user, no password, not the edit context, no `_fields` (which builds
- * records in part) and no `_pretty` (kept texts are compact).
- */
-function keepsRecords(req: RestRequest): boolean {
-  return req.user === null && req.param("password") === undefined && req.params.context !== "edit" && req.param("_fields") === undefined && req.param("_pretty") === undefined;
-}
-
-/** A kept event record's key: what else than the event it depends on (the language, and the URLs it is written with). */
-function recordKey(req: RestRequest, id: number, language: string | undefined): string {
-  return `calendar-event\u0000${id}\u0000${language ?? ""}\u0000${req.urls.home}\u0000${req.urls.root}`;
-}
-
-/**
  * The post a by-ID or by-slug item request addresses, looked up once per
  * request: every endpoint's permission check (the `Allow` header runs them
  * all) and the handler share it.
@@ -244,7 +230,7 @@ export function registerEventRoutes(host: CalendarHost): void {
     const relations = eventRelations(recordWants(req, "events"), false);
     const result = await listEventIds(engine, listInput(req, listNames), req.user, { language, lookups: lookupsOf(req), relations });
     const keys = result.ids.map((id) => recordKey(req, id, language));
-    const texts = await kept.get(keys);
+    const texts = await kept.get(keys, termParts(engine, req));
     const missing = result.ids.filter((_, i) => !texts.has(keys[i]));
     if (missing.length > 0) {
       // Read before the posts are loaded: what is built from them is kept only if nothing committed since.
@@ -253,8 +239,12 @@ export function registerEventRoutes(host: CalendarHost): void {
       const posts = missing.map((id) => loaded.get(id)).filter((p): p is LoadedPost => p !== undefined && p.type === EVENT);
       if (posts.length < missing.length) return undefined;
       const ctx = await recordContext(engine, req, posts, { single: false, fieldsAt: "events" });
-      const built: KeptRecord[] = posts.map((p) => ({ key: recordKey(req, p.id, language), bytes: Buffer.from(encodeJson(eventRecord(p, ctx))), tags: recordTags(p, ctx.related, language) }));
-      for (const r of built) texts.set(r.key, r.bytes);
+      const built: KeptRecord[] = posts.map((p) => {
+        const record = eventRecord(p, ctx);
+        const key = recordKey(req, p.id, language);
+        texts.set(key, Buffer.from(encodeJson(record)));
+        return { key, bytes: keptText(req, record), tags: recordTags(p, ctx.related, language, { terms: false }) };
+      });
       if (token !== null) await kept.keep(token, built);
     }
     return { records: keys.map((key) => new RawJson(texts.get(key) ?? "null")), paging: pagingOf(req, result, "events/", false) };
@@ -355,7 +345,7 @@ export function registerEventRoutes(host: CalendarHost): void {
           // The same record as lists show it (they have no `json_ld`): kept for them.
           const { json_ld: _jsonLd, ...listed } = record;
           const language = await requestLanguage(req, engine);
-          await host.rest.records.keep(token, [{ key: recordKey(req, post.id, language), bytes: Buffer.from(encodeJson(listed)), tags: recordTags(post, ctx.related, language) }]);
+          await host.rest.records.keep(token, [{ key: recordKey(req, post.id, language), bytes: keptText(req, listed), tags: recordTags(post, ctx.related, language, { terms: false }) }]);
         }
         return record;
       },
