@@ -105,6 +105,28 @@ interface Order {
   positions: Int32Array | null;
 }
 
+/** Up to this many changed posts are looked for in a match list one by one, with the typed array's own search. */
+const FEW_CHANGED = 16;
+
+/**
+ * Where in `list` the ids `ids` (distinct) are, ascending. A few are found
+ * with `indexOf`, which scans natively (a write between two reads of a
+ * 50,000-post list), many in one pass with a set.
+ */
+function placesOf(list: Int32Array, ids: readonly number[]): number[] {
+  const at: number[] = [];
+  if (ids.length <= FEW_CHANGED) {
+    for (const id of ids) {
+      const i = list.indexOf(id);
+      if (i >= 0) at.push(i);
+    }
+    return at.sort((a, b) => a - b);
+  }
+  const wanted = new Set(ids);
+  for (let i = 0; i < list.length; i++) if (wanted.has(list[i])) at.push(i);
+  return at;
+}
+
 /** `order.positions`, made again if the list changed since. */
 function positionsOf(order: Order, slots: number): Int32Array {
   if (order.positions === null || order.positions.length < slots) {
@@ -789,7 +811,12 @@ export class PublishedIndex {
     const kept = this.results.get(key);
     if (kept !== undefined && kept.at === this.heldLog.version) return kept.matches;
     const changed = kept === undefined ? null : this.heldLog.since(kept.at, MAX_PATCHED);
-    const matches = kept !== undefined && changed !== null ? this.patch(kept.matches, changed, query, sets) : this.matches(query, sets);
+    let matches: Int32Array;
+    if (kept !== undefined && changed !== null) {
+      const patched = this.patch(kept.matches, changed, query, sets);
+      matches = patched.matches;
+      if (matches !== kept.matches && patched.removed === 0) this.addTargets(kept.matches, matches, patched.added);
+    } else matches = this.matches(query, sets);
     if (kept !== undefined) {
       this.results.delete(key);
       this.held -= kept.matches.length;
@@ -842,23 +869,30 @@ export class PublishedIndex {
    * changed since are taken out, and those that match now are put back in
    * order. The others kept their values, and so their place.
    */
-  private patch(matches: Int32Array, changed: readonly number[], query: PostQuery, sets: ResolvedSets): Int32Array {
+  private patch(matches: Int32Array, changed: readonly number[], query: PostQuery, sets: ResolvedSets): { matches: Int32Array; removed: number; added: number[] } {
     const { pass, order } = this.filter(query, sets);
     const slots = this.slots;
-    const drop = new Set(changed);
-    const kept = new Int32Array(matches.length);
-    let n = 0;
-    for (let i = 0; i < matches.length; i++) if (!drop.has(matches[i])) kept[n++] = matches[i];
-    const base = kept.subarray(0, n);
     const adds = changed.flatMap((id) => {
       const slot = slots.slotOf.get(id);
       return slot !== undefined && pass(slot) ? [slot] : [];
     });
-    if (adds.length === 0) return base;
+    const at = placesOf(matches, changed);
+    // Nothing it holds changed and nothing joins: the same array, so that what is kept with it (link targets, pages) stands.
+    if (at.length === 0 && adds.length === 0) return { matches, removed: 0, added: [] };
+    const base = new Int32Array(matches.length - at.length);
+    let n = 0;
+    let from = 0;
+    for (const i of at) {
+      base.set(matches.subarray(from, i), n);
+      n += i - from;
+      from = i + 1;
+    }
+    base.set(matches.subarray(from), n);
+    if (adds.length === 0) return { matches: base, removed: at.length, added: [] };
     adds.sort(order.compare);
     const out = new Int32Array(base.length + adds.length);
-    let from = 0;
-    let at = 0;
+    from = 0;
+    let put = 0;
     for (const slot of adds) {
       let lo = from;
       let hi = base.length;
@@ -867,13 +901,40 @@ export class PublishedIndex {
         if (order.compare(slots.slotOf.get(base[mid]) as number, slot) < 0) lo = mid + 1;
         else hi = mid;
       }
-      out.set(base.subarray(from, lo), at);
-      at += lo - from;
+      out.set(base.subarray(from, lo), put);
+      put += lo - from;
       from = lo;
-      out[at++] = slots.id[slot];
+      out[put++] = slots.id[slot];
     }
-    out.set(base.subarray(from), at);
-    return out;
+    out.set(base.subarray(from), put);
+    return { matches: out, removed: at.length, added: adds };
+  }
+
+  /**
+   * The link targets of `next`, a match list that is `prev` with the posts
+   * in `added` (slots) put in and none taken out: those of `prev` with the
+   * added posts' own. Exact, since a post of `prev` whose links changed is
+   * a changed post, taken out. A relation whose targets did not grow keeps
+   * its array, so that lists filtered by it (a `linkedBy` condition's ids,
+   * named by their array) keep their match lists too.
+   */
+  private addTargets(prev: Int32Array, next: Int32Array, added: readonly number[]): void {
+    const before = this.targets.get(prev);
+    if (before === undefined) return;
+    const after = new Map<string, number[]>();
+    for (const [relation, found] of before) {
+      const number = this.relations.get(relation);
+      const more = new Set<number>();
+      if (number !== undefined) {
+        for (const slot of added) {
+          const links = this.slots.links.get(slot);
+          for (let j = 0; j < links.length; j += 2) if (links[j] === number) more.add(links[j + 1]);
+        }
+      }
+      for (const id of found) more.delete(id);
+      after.set(relation, more.size === 0 ? found : [...found, ...more].sort((a, b) => a - b));
+    }
+    this.targets.set(next, after);
   }
 
   /** The query's conditions as one test of a slot, the sorted view to walk (within `lo`..`hi`) and the candidates, if a condition narrows. */

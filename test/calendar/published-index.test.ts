@@ -184,7 +184,6 @@ forEachDatabase("calendar: published index", (db) => {
       };
       const writes: Array<[string, () => Promise<{ status: number }>]> = [
         ["draft published", () => a.post(`/events/${own.id}`, { as: "editor", json: { status: "publish" } })],
-        // Searches are kept across writes and asked again only about the posts changed since (lib/posts/query.ts searchIds).
         ["retitled (SQL elsewhere)", sql(() => k(tables.posts).where({ id: own.id }).update({ title: "Zzqxv Night" }))],
         ["excerpt with a searched word", () => a.post(`/events/${made.id}`, { as: "editor", json: { excerpt: "Zzqxv and more" } })],
         // KELVIN SIGN lowers to `k` where the database folds every character (PostgreSQL): "kelvin" finds it there only.
@@ -212,6 +211,32 @@ forEachDatabase("calendar: published index", (db) => {
         await sameAnswers(what);
       }
       queries = base;
+    });
+
+    it("grows the venues with upcoming events by the venue of an event added (they are kept with the events' match list)", async () => {
+      const { indexed: a, plain: b } = sites();
+      // "Upcoming" is as of the engine's clock, to the second: pinned, so that the kept match list is the one patched.
+      type Clocked = { shared: { clock: () => Date } };
+      const clocks = [a, b].map((t) => (t.site.engine as unknown as Clocked).shared);
+      const real = clocks.map((c) => c.clock);
+      const at = new Date();
+      for (const c of clocks) c.clock = () => at;
+      if (a.users.editor === undefined) {
+        const editor = await a.site.engine.users.byLogin("editor");
+        if (!editor) throw new Error("no editor");
+        a.users.editor = { login: "editor", password: (await a.site.engine.users.addAppPassword(editor.id, "published-index test")).secret };
+      }
+      try {
+        const lists = ["/venues?only_with_upcoming=1&per_page=50", "/organizers?only_with_upcoming=1&per_page=50"];
+        for (const q of lists) expect(await answer(a, q), `before: ${q}`).to.deep.equal(await answer(b, q));
+        const fresh = await a.post("/venues", { as: "editor", json: { venue: "Fresh Index Hall", status: "publish" } });
+        expect(fresh.status).to.equal(201);
+        await makeEvent(a, { title: "Fresh Hall Night", status: "publish", venue: fresh.body.id, start_date: dayAt(8, "19:00:00"), end_date: dayAt(8, "21:00:00") });
+        for (const q of lists) expect(await answer(a, q), `after: ${q}`).to.deep.equal(await answer(b, q));
+        expect((await answer(a, lists[0])).text).to.include("Fresh Index Hall");
+      } finally {
+        clocks.forEach((c, i) => (c.clock = real[i]));
+      }
     });
 
     it("a database whose triggers predate stamps gets them replaced by the next migration (SQLite)", async function () {
