@@ -249,11 +249,6 @@ export class RecordsWithParts implements RecordCache {
     return this.inner.stats();
   }
 
-  /** The parts kept in memory (tests, diagnostics). */
-  partStats(): ReturnType<MemoryRecords["stats"]> {
-    return this.parts.stats();
-  }
-
   async get(keys: readonly string[], source?: PartSource): Promise<Map<string, Buffer>> {
     const found = await this.inner.get(keys);
     const holed = new Map<string, { pieces: Buffer[]; parts: string[] }>();
