@@ -185,9 +185,15 @@ export class PostWriter {
     if (patch.slug !== undefined) base = sanitizeTitle(patch.slug);
     const language = changes.language ?? cur.language;
     if (base === "" && !(type.config.emptySlugWhileDraft && isSlugFree(status))) base = sanitizeTitle(changes.title ?? cur.title);
-    if (needsUniqueSlug(status)) {
+    const sameLanguage = changes.language === undefined || changes.language === cur.language;
+    if (needsUniqueSlug(status) && sameLanguage && cur.slug_lock === base) {
+      // The post already holds `base` in the unique index of its type and
+      // language: a claim would find it free for this post and write it back
+      // unchanged (two statements on every edit of an event's text).
+      await this.k(this.e.tables.posts).where({ id }).update(changes);
+    } else if (needsUniqueSlug(status)) {
       // Moving to another language: the held slug must not collide there before it is claimed again.
-      if (changes.language !== undefined && changes.language !== cur.language) changes.slug_lock = null;
+      if (!sameLanguage) changes.slug_lock = null;
       await this.k(this.e.tables.posts).where({ id }).update(changes);
       await this.slugs.claimSlug(id, cur.type, language, base, {});
     } else {

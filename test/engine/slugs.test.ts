@@ -46,6 +46,31 @@ forEachDatabase("engine: post slugs", (db) => {
     expect(again.slug).to.equal("shared-name");
   });
 
+  it("claims no slug again when an edit keeps the slug a published post holds", async () => {
+    const { engine } = fx();
+    const pub = await engine.posts.create({ type: "venue", status: "publish", title: "Corn Exchange" });
+    const draft = await engine.posts.create({ type: "venue", status: "draft", title: "Corn Exchange" });
+    const sql: string[] = [];
+    const listener = (q: { sql: string }): void => {
+      sql.push(q.sql);
+    };
+    engine.knex.on("query", listener);
+    try {
+      const edited = await engine.posts.update(pub.id, { excerpt: "Now with a bar.", title: "The Corn Exchange" });
+      expect(edited.slug).to.equal("corn-exchange");
+      // Neither the free-slug lookup nor the write of the same slug back.
+      expect(sql.filter((s) => /slug_lock/i.test(s))).to.deep.equal([]);
+    } finally {
+      engine.knex.removeListener("query", listener);
+    }
+    // A post that holds no slug yet (a draft being published) still claims one, unique.
+    const published = await engine.posts.update(draft.id, { status: "publish" });
+    expect(published.slug).to.equal("corn-exchange-2");
+    // An edit asking for another slug claims it.
+    const renamed = await engine.posts.update(pub.id, { slug: "corn-exchange-2" });
+    expect(renamed.slug).to.equal("corn-exchange-2-2");
+  });
+
   it("keeps an empty slug for drafts of emptySlugWhileDraft types until published", async () => {
     const { engine } = fx();
     const d = await engine.posts.create({ type: "event", status: "draft", title: "Jazz Night" });
