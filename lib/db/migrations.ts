@@ -189,6 +189,9 @@ const laterIndexes: Array<{ table: TableKey; name: string; columns: string[] }> 
   // List totals (X-WP-Total) of one type, status and language read only this index for the posts side:
   // the count of upcoming events at 100k went from ~50 to ~28 ms on SQLite.
   { table: "posts", name: "posts_type_status_language", columns: ["type", "status", "language"] },
+  // A term's recount (lib/taxonomy/terms.ts `recountIn`, on every write that publishes a post in it) looks up
+  // the status of each of the term's posts: through this small index, not the table's wide rows.
+  { table: "posts", name: "posts_id_status", columns: ["id", "status"] },
 ];
 
 /** The unqualified names of the core tables (what `migrateCore` creates). */
