@@ -93,6 +93,8 @@ export interface BuiltAnswer {
   success: boolean;
   /** `null`: the answer must not be stored (the handler did not name what it shows, or it is private). */
   tags: ReadonlySet<number> | null;
+  /** The handler's `RestRequest.reuseWhile` check, given with `tags` only. */
+  reuseWhile?: () => Promise<boolean>;
 }
 
 /**
@@ -480,7 +482,7 @@ export class AnswerStore {
     durable: true,
     stats: () => ({ ...this.recordCounters }),
     token: () => this.options.revision(),
-    get: (keys) => this.getRecords(keys),
+    get: (keys, _parts, shown) => this.getRecords(keys, shown),
     keep: (token, records) => this.keepRecords(token, records),
   };
 
@@ -493,7 +495,7 @@ export class AnswerStore {
    * started, or longer ago than it remembers) are proved as answers are,
    * against their tag versions, and marked with the current position.
    */
-  private async getRecords(keys: readonly string[]): Promise<Map<string, Buffer>> {
+  private async getRecords(keys: readonly string[], shown?: Set<number>): Promise<Map<string, Buffer>> {
     const out = new Map<string, Buffer>();
     if (keys.length === 0) return out;
     const wanted = new Map<number, string>();
@@ -523,12 +525,15 @@ export class AnswerStore {
         continue; // Unreadable tags: a miss.
       }
       const unchanged = row.token === "" ? undefined : this.feed.unchangedSince(row.token, pairs.map(([tag]) => tag));
-      if (unchanged === true) texts(row);
+      if (unchanged === true) {
+        texts(row);
+        if (shown !== undefined) for (const [tag] of pairs) shown.add(tag);
+      }
       else if (unchanged === undefined && pairs.length > 0) unproved.push({ ...row, pairs });
     }
     this.recordCounters.hits += out.size;
     if (unproved.length === 0) return out;
-    let proved: RecordRow[];
+    let proved: typeof unproved;
     if (this.proveRecords !== undefined) {
       // Proved in the statement itself, against the attached site file.
       const good = new Set((this.proveRecords.all(JSON.stringify(unproved.map((r) => r.id))) as Array<{ id: number }>).map((r) => r.id));
@@ -539,7 +544,10 @@ export class AnswerStore {
       const current = await this.options.versions([...all]);
       proved = unproved.filter((row) => row.pairs.every(([tag, version]) => (current.get(tag) ?? 0) === version));
     }
-    for (const row of proved) texts(row);
+    for (const row of proved) {
+      texts(row);
+      if (shown !== undefined) for (const [tag] of row.pairs) shown.add(tag);
+    }
     this.recordCounters.proved += proved.length;
     // Good at the state the feed was synced for before they were read (versions only grow): marked with its position.
     const position = await this.feed.markFor(token);

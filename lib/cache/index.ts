@@ -68,7 +68,9 @@ function keptRecords(engine: CachedEngine, options: CachingOptions, store: Answe
 function responseCacheOptions(engine: CachedEngine, setting: CachingOptions["responseCache"]): ResponseCacheOptions | undefined {
   const reads = engine.readCache;
   if (setting === false || reads === null) return undefined;
-  return { ...setting, revision: () => reads.token() };
+  // With the tag feed, answers whose handler named their tags and a check (`reuseWhile`) outlive writes that change nothing they show.
+  const feed = cacheTagsMaintained(engine.knex) ? reads.tagFeed : null;
+  return { ...setting, revision: () => reads.token(), feed, always: [SITE_TAG, EPOCH_TAG] };
 }
 
 async function openAnswerStore(engine: CachedEngine, options: CachingOptions): Promise<AnswerStore | undefined> {

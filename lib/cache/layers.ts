@@ -60,7 +60,9 @@ export async function answer(layers: AnswerLayers, request: AnswerRequest, build
     () => endpoint?.cache === true,
     async () => {
       const built = await build();
-      return { answer: built.answer, keep: built.success && built.answer.status === 200 && !built.answer.noCache };
+      const keep = built.success && built.answer.status === 200 && !built.answer.noCache;
+      const proof = keep && built.tags !== null && built.reuseWhile !== undefined ? { tags: built.tags, check: built.reuseWhile } : undefined;
+      return { answer: built.answer, keep, proof };
     },
   );
 }

@@ -43,9 +43,11 @@ export interface RecordCache {
    * The kept texts still good now, as bytes, by key (keys without one are
    * absent). A text kept with holes (`recordHole`) comes back with its
    * parts pasted in: those kept and still good, else those `parts` builds;
-   * a text whose parts cannot all be had is absent.
+   * a text whose parts cannot all be had is absent. `shown`, when given,
+   * receives the tags of every text given back and of its parts: what an
+   * answer made of them shows (`RestRequest.dependsOn`).
    */
-  get(keys: readonly string[], parts?: PartSource): Promise<Map<string, Buffer>>;
+  get(keys: readonly string[], parts?: PartSource, shown?: Set<number>): Promise<Map<string, Buffer>>;
   /** Keeps texts built after `token` was read; nothing when anything committed since. */
   keep(token: string, records: readonly KeptRecord[]): Promise<void>;
 }
@@ -122,7 +124,7 @@ export class MemoryRecords implements RecordCache {
     return { ...this.counters, entries: this.entries.size, bytes: this.held };
   }
 
-  async get(keys: readonly string[]): Promise<Map<string, Buffer>> {
+  async get(keys: readonly string[], _parts?: PartSource, shown?: Set<number>): Promise<Map<string, Buffer>> {
     const out = new Map<string, Buffer>();
     if (this.entries.size === 0) return out;
     const feed = this.options.feed ?? null;
@@ -135,6 +137,7 @@ export class MemoryRecords implements RecordCache {
       if (entry === undefined) continue;
       if (entry.token === token) {
         out.set(key, entry.bytes);
+        if (shown !== undefined) for (const t of entry.tags) shown.add(t);
         this.counters.hits++;
       } else unproved.push([key, entry]);
     }
@@ -143,6 +146,7 @@ export class MemoryRecords implements RecordCache {
         if (e.position !== null && feed.unchangedSince(e.position, e.tags) === true) {
           e.token = token;
           out.set(key, e.bytes);
+          if (shown !== undefined) for (const t of e.tags) shown.add(t);
           this.counters.proved++;
         } else this.drop(key);
       }
@@ -157,6 +161,7 @@ export class MemoryRecords implements RecordCache {
         if (versions !== null && e.tags.every((t, i) => (current.get(t) ?? 0) === versions[i])) {
           e.token = token;
           out.set(key, e.bytes);
+          if (shown !== undefined) for (const t of e.tags) shown.add(t);
           this.counters.proved++;
         } else this.drop(key);
       }
@@ -249,8 +254,9 @@ export class RecordsWithParts implements RecordCache {
     return this.inner.stats();
   }
 
-  async get(keys: readonly string[], source?: PartSource): Promise<Map<string, Buffer>> {
-    const found = await this.inner.get(keys);
+  async get(keys: readonly string[], source?: PartSource, shown?: Set<number>): Promise<Map<string, Buffer>> {
+    // `shown` may get the tags of a text later left out (its parts cannot be had): a tag too many only makes a proof fail sooner.
+    const found = await this.inner.get(keys, undefined, shown);
     const holed = new Map<string, { pieces: Buffer[]; parts: string[] }>();
     const wanted = new Set<string>();
     for (const [key, bytes] of found) {
@@ -279,13 +285,16 @@ export class RecordsWithParts implements RecordCache {
     }
     if (holed.size === 0) return found;
     const partKeys = [...wanted];
-    const have = await this.parts.get(partKeys);
+    const have = await this.parts.get(partKeys, undefined, shown);
     const missing = partKeys.filter((k) => !have.has(k));
     if (missing.length > 0 && source !== undefined) {
       // Read before the parts are built: they are kept only if nothing committed since.
       const token = await this.parts.token();
       const built = await source(missing);
-      for (const p of built) have.set(p.key, p.bytes);
+      for (const p of built) {
+        have.set(p.key, p.bytes);
+        if (shown !== undefined) for (const t of p.tags) shown.add(t);
+      }
       if (token !== null) await this.parts.keep(token, built);
     }
     for (const [key, { pieces, parts }] of holed) {

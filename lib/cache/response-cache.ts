@@ -15,6 +15,13 @@
  * - its URL was asked before (admission: see `seenBefore`);
  * - it is younger than `maxAgeMs` (default 1 s): lists of upcoming events
  *   depend on the clock, and one second is as stale as they may get.
+ * An answer whose handler named the tags it shows and a check of the rest
+ * (`RestRequest.reuseWhile`: a list's members and total) outlives the
+ * revision token it was built under: under a new one it is reused while
+ * none of its tags changed since the state it was built from (the tag feed,
+ * from memory) and its check holds, both as of one revision token; a burst
+ * of requests after a write shares one such check. A list of events then
+ * survives the writes that do not touch it (an edit of another event's text).
  * Keys are the REST root (scheme and host appear in every URL of a record),
  * the route path and the query (answer-key.ts) and the Accept header; the
  * CORS headers are added when an answer is sent, so the Origin is no part of it.
@@ -27,6 +34,7 @@
  */
 import { keyId } from "./answer-store";
 import type { Answer } from "./answer";
+import type { TagFeed } from "./tag-feed";
 
 export interface ResponseCacheOptions {
   /**
@@ -40,6 +48,21 @@ export interface ResponseCacheOptions {
   readonly maxEntries?: number;
   /** How old a reused answer may be (default 1000 ms). */
   readonly maxAgeMs?: number;
+  /**
+   * The tag feed (the read cache's, tag-feed.ts), with which answers that
+   * carry a proof (`CacheableAnswer.proof`) outlive their revision token;
+   * absent or null: every answer lives for one token.
+   */
+  readonly feed?: TagFeed | null;
+  /** Tags every answer shows (the site's options and users, the epoch), added to each proof's. */
+  readonly always?: readonly number[];
+}
+
+/** What lets a kept answer outlive its token: the feed's position of the state it shows, its tags, and the handler's check. */
+interface Proof {
+  readonly position: string;
+  readonly tags: readonly number[];
+  readonly check: () => Promise<boolean>;
 }
 
 interface Entry {
@@ -47,6 +70,9 @@ interface Entry {
   at: number;
   response: Answer;
   size: number;
+  proof: Proof | null;
+  /** The proof running for a newer token, shared by the requests that wait for it. */
+  proving?: { token: string; result: Promise<boolean> };
 }
 
 /** How many once-asked URLs are remembered (by hash); the set is emptied when full (cheap, and the popular ones come back at once). */
@@ -58,6 +84,14 @@ const ENTRY_OVERHEAD = 256;
 export interface CacheableAnswer {
   readonly answer: Answer;
   readonly keep: boolean;
+  /** The tags the answer shows and the check of the rest (`RestRequest.reuseWhile`); absent: it lives for one token. */
+  readonly proof?: { readonly tags: ReadonlySet<number>; readonly check: () => Promise<boolean> };
+}
+
+/** Answers given back by their proof under a newer token, and proofs that failed (tests, diagnostics). */
+export interface ProofStats {
+  proved: number;
+  failed: number;
 }
 
 /** Bytes an answer and its key take in memory (strings count two bytes a character). */
@@ -74,6 +108,7 @@ export class ResponseCache {
   /** Hashes of the URLs asked once and not kept yet (see `seenBefore`). */
   private readonly seen = new Set<number>();
   private held = 0;
+  private readonly proofs: ProofStats = { proved: 0, failed: 0 };
   private readonly maxBytes: number;
   private readonly maxEntries: number;
   private readonly maxAgeMs: number;
@@ -99,12 +134,15 @@ export class ResponseCache {
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit !== undefined) {
-      if (hit.token === token && now - hit.at < this.maxAgeMs) {
-        this.entries.delete(key);
-        this.entries.set(key, hit);
+      const young = now - hit.at < this.maxAgeMs;
+      if (young && (hit.token === token || (hit.proof !== null && (await this.stillShown(hit, token))))) {
+        if (this.entries.get(key) === hit) {
+          this.entries.delete(key);
+          this.entries.set(key, hit);
+        }
         return hit.response;
       }
-      this.drop(key, hit);
+      if (this.entries.get(key) === hit) this.drop(key, hit);
     }
     const running = this.pending.get(key);
     if (running !== undefined && running.token === token && now - running.at < this.maxAgeMs) return running.value;
@@ -112,12 +150,53 @@ export class ResponseCache {
     const value = built.then((b) => b.answer);
     this.pending.set(key, { token, at: now, value });
     try {
-      const { answer: response, keep } = await built;
-      if (keep) this.store(key, { token, at: now, response, size: sizeOf(key, response) });
+      const { answer: response, keep, proof } = await built;
+      if (keep) {
+        // The position names the state under `token` only if nothing committed while the answer was built (markFor checks).
+        const feed = this.options.feed ?? null;
+        const position = proof !== undefined && feed !== null ? await feed.markFor(token) : null;
+        const tags = position !== null && proof !== undefined ? [...new Set([...(this.options.always ?? []), ...proof.tags])].sort((a, b) => a - b) : [];
+        const kept = position !== null && proof !== undefined ? { position, tags, check: proof.check } : null;
+        this.store(key, { token, at: now, response, size: sizeOf(key, response) + 8 * tags.length, proof: kept });
+      }
       return response;
     } finally {
       if (this.pending.get(key)?.value === value) this.pending.delete(key);
     }
+  }
+
+  /**
+   * Whether an answer kept under an older token is what a build would give
+   * now: none of its tags changed after the state it was built from, and its
+   * check holds, both as of one revision token (read again once the check
+   * ran: a commit meanwhile leaves it unproved). Relabels the entry with that
+   * token. Requests asking under the same token share one proof.
+   */
+  private stillShown(entry: Entry, token: string): Promise<boolean> {
+    if (entry.proving?.token === token) return entry.proving.result;
+    const result = this.prove(entry);
+    entry.proving = { token, result };
+    return result;
+  }
+
+  private async prove(entry: Entry): Promise<boolean> {
+    const feed = this.options.feed ?? null;
+    const proof = entry.proof;
+    if (feed === null || proof === null) return false;
+    let good = false;
+    try {
+      // Synced for a token read now: the feed then knows every tag changed before it.
+      const current = await feed.current();
+      if (current !== null && feed.unchangedSince(proof.position, proof.tags) === true && (await proof.check())) {
+        good = (await this.options.revision()) === current;
+        if (good) entry.token = current;
+      }
+    } catch {
+      good = false; // A check that fails proves nothing: the answer is built again (and reports its own error).
+    }
+    if (good) this.proofs.proved++;
+    else this.proofs.failed++;
+    return good;
   }
 
   /**
@@ -135,9 +214,9 @@ export class ResponseCache {
     return false;
   }
 
-  /** Entries and bytes held (for tests and diagnostics). */
-  stats(): { entries: number; bytes: number } {
-    return { entries: this.entries.size, bytes: this.held };
+  /** Entries and bytes held, and what proofs did (for tests and diagnostics). */
+  stats(): { entries: number; bytes: number } & ProofStats {
+    return { entries: this.entries.size, bytes: this.held, ...this.proofs };
   }
 
   private drop(key: string, entry: Entry): void {

@@ -158,7 +158,9 @@ async function build(request: RoutedRequest, res: Response, readBody: BodyReader
   // `_envelope` wraps in a 200) may end without any tag it named changing.
   const success = outcome.status >= 200 && outcome.status < 300;
   // An answer that named nothing it shows cannot be proved still good later: it is not stored.
-  return { answer: compose(req, outcome, request), success, tags: success && named !== undefined && named.size > 0 ? named : null };
+  const tags = success && named !== undefined && named.size > 0 ? named : null;
+  const reuseWhile = tags !== null ? outcome.request?.reuseCheck : undefined;
+  return { answer: compose(req, outcome, request), success, tags, ...(reuseWhile !== undefined ? { reuseWhile } : {}) };
 }
 
 /**

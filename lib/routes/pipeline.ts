@@ -121,8 +121,12 @@ async function runEndpoint(req: ServerRequest, endpoint: CompiledEndpoint, cache
   // Writes run as their user, so the changes they record name who made them (lib/hooks/actor.ts); reads skip the context.
   const handle = async (): Promise<unknown> =>
     READ_METHODS.has(req.method) ? endpoint.spec.handler(req) : actingAs(req.user?.id ?? null, () => endpoint.spec.handler(req));
-  // Stored answers must name every post and term they read (lib/cache/tag-audit.ts): checked where the audit is on.
-  const result: unknown = await (endpoint.spec.store === true && tagAuditOn() ? audited(`${req.method} ${req.route}`, req.dependencies, handle) : handle());
+  // Stored answers, and kept answers that outlive writes (`reuseWhile`), must name every post and term they read
+  // (lib/cache/tag-audit.ts): checked where the audit is on.
+  const { store, cache: cached } = endpoint.spec;
+  const result: unknown = await ((store === true || cached === true) && tagAuditOn()
+    ? audited(`${req.method} ${req.route}`, req.dependencies, handle, () => store === true || req.reuseCheck !== undefined)
+    : handle());
   return handlerOutcome(result, req);
 }
 

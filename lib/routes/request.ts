@@ -43,6 +43,8 @@ export class ServerRequest implements RestRequest {
   readonly jsonError: RestError | undefined;
   /** The cache tags named by `dependsOn`. */
   readonly dependencies = new Set<number>();
+  /** The check given to `reuseWhile` (undefined: none). */
+  reuseCheck: (() => Promise<boolean>) | undefined;
   private readonly ownHeaders: Readonly<Record<string, string>> | undefined;
 
   constructor(init: RequestInit) {
@@ -77,6 +79,10 @@ export class ServerRequest implements RestRequest {
    */
   dependsOn(...tags: number[]): void {
     for (const tag of tags) this.dependencies.add(tag);
+  }
+
+  reuseWhile(check: () => Promise<boolean>): void {
+    this.reuseCheck = check;
   }
 
   /** The parsed `_fields` (from any source, as the response filter reads it); null: no filter. Parsed on first use. */

@@ -77,6 +77,15 @@ export interface RestRequest<P extends object = Record<string, unknown>> {
    */
   dependsOn(...tags: number[]): void;
   /**
+   * Lets the in-memory answer (endpoints with `cache: true`) outlive writes
+   * that change nothing it shows: it is reused under a new revision token
+   * while none of the tags named with `dependsOn` changed and `check()`,
+   * run as of now, is true. The tags must cover everything the answer shows
+   * except what `check` looks at (which posts a list holds, its total, the
+   * clock). Without a call the answer lives for one revision token.
+   */
+  reuseWhile(check: () => Promise<boolean>): void;
+  /**
    * Whether the answer's `_fields` filter (rest-conventions §9) keeps
    * anything at this dotted path of a successful JSON body (`venue`,
    * `events.venue.city`); always true without `_fields`. Lets a handler skip

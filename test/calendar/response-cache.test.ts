@@ -8,7 +8,10 @@
 import { expect } from "chai";
 import type { Knex } from "knex";
 import { createEngine } from "../../lib/engine";
-import { forEachDatabase } from "../support/databases";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { forEachDatabase, type TestTarget } from "../support/databases";
 import { makeEvent, useSite } from "./events-support";
 import type { TestSite } from "../support/site";
 
@@ -25,6 +28,86 @@ async function statementsOf(t: TestSite, run: () => Promise<unknown>): Promise<n
     knex.removeListener("query", onQuery);
   }
   return n;
+}
+
+/**
+ * An event list's answer outlives writes that change nothing it shows
+ * (`reuseWhile`: its records' tags and its ids and total), and every write
+ * that changes something it shows is seen on the next read.
+ */
+async function keepsListAcrossWrites(t: TestSite, db: TestTarget): Promise<void> {
+  const cache = t.site.rest.settings.responseCache;
+  if (cache === undefined) throw new Error("the test site has a response cache");
+  const cat = await t.post("/categories", { as: "editor", json: { name: "Keepers" } });
+  const venue = await t.post("/venues", { as: "editor", json: { venue: "Keep Hall", status: "publish" } });
+  const shown = await makeEvent(t, { title: "Keepable Recital", status: "publish", categories: [cat.body.id], venue: venue.body.id });
+  const other = await makeEvent(t, { title: "Unrelated Gig", status: "publish" });
+  const url = "/events?search=keepable";
+  const read = async (): Promise<any> => (await t.get(url)).body;
+  await read();
+  const first = await read();
+  expect(first.events.map((e: { id: number }) => e.id)).to.deep.equal([shown.id]);
+
+  // An edit of an event the list does not hold: the kept answer is proved, not built.
+  const before = cache.stats().proved;
+  expect((await t.post(`/events/${other.id}`, { as: "editor", json: { excerpt: "Changed, elsewhere." } })).status).to.equal(200);
+  expect(await read()).to.deep.equal(first);
+  expect(cache.stats().proved).to.equal(before + 1);
+
+  // Every change to what it shows is seen on the next read.
+  expect((await t.post(`/events/${shown.id}`, { as: "editor", json: { title: "Keepable Recital, Again" } })).status).to.equal(200);
+  expect((await read()).events[0].title).to.equal("Keepable Recital, Again");
+  await read();
+  expect((await t.post(`/categories/${cat.body.id}`, { as: "editor", json: { name: "Keepers Renamed" } })).status).to.equal(200);
+  expect((await read()).events[0].categories[0].name).to.equal("Keepers Renamed");
+  await read();
+  expect((await t.post(`/venues/${venue.body.id}`, { as: "editor", json: { venue: "Keep Hall Renamed" } })).status).to.equal(200);
+  expect((await read()).events[0].venue.venue).to.equal("Keep Hall Renamed");
+  await read();
+  const joined = await makeEvent(t, { title: "Keepable Encore", status: "publish" });
+  const grown = await read();
+  expect(grown.total).to.equal(2);
+  expect(grown.events.map((e: { id: number }) => e.id)).to.have.members([shown.id, joined.id]);
+  await read();
+  if (!(db.name === "sqlite" && t.target === ":memory:")) {
+    const elsewhere = await createEngine(t.target);
+    try {
+      await elsewhere.engine.knex(elsewhere.engine.tables.posts).where({ id: shown.id }).update({ title: "Keepable, Changed Elsewhere" });
+    } finally {
+      await elsewhere.close();
+    }
+    expect((await read()).events.map((e: { title: string }) => e.title)).to.include("Keepable, Changed Elsewhere");
+    await read();
+  }
+  expect((await t.request("DELETE", `/events/${joined.id}`, { as: "editor" })).status).to.equal(200);
+  expect((await read()).total).to.equal(1);
+}
+
+/** The venues with upcoming events, a list the index answers from the events that link to them: the same rule as `keepsListAcrossWrites`. */
+async function keepsVenueListAcrossWrites(t: TestSite): Promise<void> {
+  const cache = t.site.rest.settings.responseCache;
+  if (cache === undefined) throw new Error("the test site has a response cache");
+  const busy = await t.post("/venues", { as: "editor", json: { venue: "Busy Hall", status: "publish" } });
+  const quiet = await t.post("/venues", { as: "editor", json: { venue: "Quiet Hall", status: "publish" } });
+  const event = await makeEvent(t, { title: "Busy Night", status: "publish", venue: busy.body.id });
+  const url = "/venues?only_with_upcoming=1&per_page=50";
+  const read = async (): Promise<any> => (await t.get(url)).body;
+  const names = (body: { venues: Array<{ venue: string }> }): string[] => body.venues.map((v) => v.venue);
+  await read();
+  const first = await read();
+  expect(names(first)).to.include("Busy Hall").and.not.include("Quiet Hall");
+  const before = cache.stats().proved;
+  expect((await t.post(`/events/${event.id}`, { as: "editor", json: { excerpt: "Still at the busy hall." } })).status).to.equal(200);
+  expect(await read()).to.deep.equal(first);
+  expect(cache.stats().proved).to.equal(before + 1);
+  expect((await t.post(`/venues/${busy.body.id}`, { as: "editor", json: { venue: "Busy Hall Renamed" } })).status).to.equal(200);
+  expect(names(await read())).to.include("Busy Hall Renamed");
+  await read();
+  const moved = await makeEvent(t, { title: "Quiet Night", status: "publish", venue: quiet.body.id });
+  expect(names(await read())).to.include("Quiet Hall");
+  await read();
+  expect((await t.request("DELETE", `/events/${moved.id}`, { as: "editor" })).status).to.equal(200);
+  expect(names(await read())).to.not.include("Quiet Hall");
 }
 
 forEachDatabase("response cache on calendar reads", (db) => {
@@ -106,5 +189,23 @@ forEachDatabase("response cache on calendar reads", (db) => {
       await other.close();
     }
     expect(await venueName()).to.equal("Hall Elsewhere");
+  });
+});
+
+forEachDatabase("response cache: list answers outliving writes", (db) => {
+  // MariaDB/MySQL give no revision token: nothing is kept there.
+  if (db.name === "mysql") return;
+  describe("records kept in memory", () => {
+    const site = useSite(db);
+    it("keeps the list across an edit of another event and shows each change to what it shows at once", () => keepsListAcrossWrites(site(), db));
+    it("keeps the venues with upcoming events across an edit that changes none, and shows each change at once", () => keepsVenueListAcrossWrites(site()));
+  });
+  describe("records kept in a stored-answer file", () => {
+    const file = path.join(os.tmpdir(), `calpress-outliving-${process.pid}-${db.name}.sqlite`);
+    const site = useSite(db, { answerStore: { file } });
+    after(() => {
+      for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
+    });
+    it("keeps the list across an edit of another event and shows each change to what it shows at once", () => keepsListAcrossWrites(site(), db));
   });
 });

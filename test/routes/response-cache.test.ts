@@ -10,6 +10,8 @@ import { request as httpRequest, type Server } from "node:http";
 import { RestError, RestServer, type RestRequest } from "../../lib/routes";
 import type { Answer } from "../../lib/cache/answer";
 import { ResponseCache } from "../../lib/cache/response-cache";
+import { TagFeed } from "../../lib/cache/tag-feed";
+import { scripted } from "../support/scripted-tags";
 import { fakeAuthenticate } from "./helpers";
 
 interface Harness {
@@ -209,5 +211,124 @@ describe("REST response cache", () => {
     expect((await json(`${h.base}/count`)).body.build).to.equal(3);
     expect((await json(`${h.base}/count`)).body.build).to.equal(3);
     expect(h.server.settings.responseCache?.stats().entries).to.equal(1);
+  });
+});
+
+describe("REST response cache: answers that outlive writes (reuseWhile)", () => {
+  /** A list whose members the test sets; it shows tag 8 and the site's tag 1 (`always`). */
+  async function proved(): Promise<{ base: string; db: ReturnType<typeof scripted>; builds: () => number; checks: () => number; set(members: string): void; failNext(): void; whileBuilding(work: () => void): void; server: RestServer; close(): Promise<void> }> {
+    const db = scripted();
+    const feed = new TagFeed(db.changes, { revision: db.revision });
+    let builds = 0;
+    let checks = 0;
+    let members = "a";
+    let fail = false;
+    let during: (() => void) | undefined;
+    const server = new RestServer({ authenticate: fakeAuthenticate, responseCache: { revision: db.revision, feed, always: [1], maxAgeMs: 60_000 } });
+    server.registerRoute("cache/v1", "/listed", {
+      methods: "GET",
+      permission: "public",
+      cache: true,
+      handler: async (req: RestRequest) => {
+        builds++;
+        const shown = members;
+        during?.();
+        during = undefined;
+        req.dependsOn(8);
+        req.reuseWhile(async () => {
+          checks++;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          if (fail) {
+            fail = false;
+            throw new Error("the check failed");
+          }
+          return members === shown;
+        });
+        return { build: builds, members: shown };
+      },
+    });
+    const app = express();
+    app.use("/wp-json", server.router());
+    const http: Server = await new Promise((resolve) => {
+      const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    });
+    return {
+      base: `http://127.0.0.1:${(http.address() as AddressInfo).port}/wp-json/cache/v1`,
+      db,
+      builds: () => builds,
+      checks: () => checks,
+      set: (m) => {
+        members = m;
+      },
+      failNext: () => {
+        fail = true;
+      },
+      whileBuilding: (work) => {
+        during = work;
+      },
+      server,
+      close: () => new Promise((resolve) => http.close(() => resolve())),
+    };
+  }
+  const build = async (base: string): Promise<number> => (await json(`${base}/listed`)).body.build;
+
+  it("reuses the answer under a new revision while its tags are unchanged and its check holds", async () => {
+    const h = await proved();
+    try {
+      await build(h.base);
+      expect(await build(h.base)).to.equal(2);
+      // A write of something the answer does not show: proved, not built.
+      h.db.commit(9, 12);
+      expect(await build(h.base)).to.equal(2);
+      expect(await build(h.base)).to.equal(2);
+      expect(h.checks()).to.equal(1);
+      expect(h.server.settings.responseCache?.stats()).to.include({ proved: 1, failed: 0 });
+      // A tag it shows changed: built again, whatever the check says.
+      h.db.commit(8);
+      expect(await build(h.base)).to.equal(3);
+      // The site's own tag (`always`) too.
+      h.db.commit(1);
+      expect(await build(h.base)).to.equal(4);
+      // Its members changed (the check says so): built again.
+      h.db.commit(40);
+      h.set("b");
+      expect(await build(h.base)).to.equal(5);
+      // A check that throws proves nothing.
+      h.db.commit(41);
+      h.failNext();
+      expect(await build(h.base)).to.equal(6);
+      expect(h.server.settings.responseCache?.stats()).to.include({ proved: 1 });
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("shares one check among a burst of requests after a write", async () => {
+    const h = await proved();
+    try {
+      await build(h.base);
+      await build(h.base);
+      h.db.commit(30);
+      const burst = await Promise.all(Array.from({ length: 6 }, () => build(h.base)));
+      expect(new Set(burst)).to.deep.equal(new Set([2]));
+      expect(h.checks()).to.equal(1);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("keeps no proof for an answer built while something committed", async () => {
+    const h = await proved();
+    try {
+      await build(h.base);
+      // The second build (the one kept) sees a commit land while it runs: what it shows is no longer the token's state.
+      h.whileBuilding(() => h.db.commit(50));
+      expect(await build(h.base)).to.equal(2);
+      h.db.commit(51);
+      expect(await build(h.base)).to.equal(3);
+      expect(h.checks()).to.equal(0);
+    } finally {
+      await h.close();
+    }
   });
 });

@@ -5,7 +5,7 @@
  * declared as data, so validation, the namespace index, OPTIONS, `Allow`
  * and the OpenAPI document all come from this one registration.
  */
-import { slugTag } from "../../db/cache-tags";
+import { SITE_TAG, slugTag } from "../../db/cache-tags";
 import { sanitizeTitle } from "../../format/slug";
 import type { EngineApi } from "../../engine-api";
 import type { LoadedPost } from "../../posts/types";
@@ -14,6 +14,7 @@ import type { RestRequest } from "../../routes/types";
 import { RestResponse, rawResponse } from "../../routes/response";
 import { encodeJson, RawJson } from "../../routes/json";
 import type { KeptRecord } from "../../cache/records";
+import { readAgainByCheck } from "../../cache/tag-audit";
 import { keepsRecords, keptText, recordKey, termParts } from "../records/kept";
 import { CREATABLE, DELETABLE, EDITABLE, READABLE, type ArgSpec, type ArgsMap, type PermissionCheck, type RestEndpoint } from "../../routes/types";
 import type { QueryValue } from "../../routes/urls";
@@ -222,15 +223,26 @@ export function registerEventRoutes(host: CalendarHost): void {
    * are not every reader's (see keepsRecords) or none are kept; also when
    * an event of the page went between the two reads (the page is then
    * built as usual, from one read).
+   *
+   * The page names the tags of its records (and of their parts) and a
+   * check of its ids and total (`reuseWhile`): the in-memory answer then
+   * outlives writes that change neither, such as an edit of an event on
+   * another page. The check asks the list again with lookups of its own, so
+   * that slugs and filter posts are resolved as of then, and under the
+   * clock of then (the upcoming window, relative dates).
    */
   const keptListPage = async (req: RestRequest): Promise<{ records: RawJson[]; paging: Pagination } | undefined> => {
     const kept = host.rest.records;
     if (kept === undefined || !keepsRecords(req) || req.params.json_ld === true) return undefined;
     const language = await requestLanguage(req, engine);
     const relations = eventRelations(recordWants(req, "events"), false);
-    const result = await listEventIds(engine, listInput(req, listNames), req.user, { language, lookups: lookupsOf(req), relations });
+    const input = listInput(req, listNames);
+    const user = req.user;
+    // What finding the ids reads, the reuse check below reads again: not named.
+    const result = await readAgainByCheck(() => listEventIds(engine, input, user, { language, lookups: lookupsOf(req), relations }));
     const keys = result.ids.map((id) => recordKey(req, id, language));
-    const texts = await kept.get(keys, termParts(engine, req));
+    const shown = new Set<number>();
+    const texts = await kept.get(keys, termParts(engine, req), shown);
     const missing = result.ids.filter((_, i) => !texts.has(keys[i]));
     if (missing.length > 0) {
       // Read before the posts are loaded: what is built from them is kept only if nothing committed since.
@@ -243,10 +255,19 @@ export function registerEventRoutes(host: CalendarHost): void {
         const record = eventRecord(p, ctx);
         const key = recordKey(req, p.id, language);
         texts.set(key, Buffer.from(encodeJson(record)));
+        // The text on this page has its terms in it (the kept one has holes for them).
+        for (const tag of recordTags(p, ctx.related, language)) shown.add(tag);
         return { key, bytes: keptText(req, record), tags: recordTags(p, ctx.related, language, { terms: false }) };
       });
       if (token !== null) await kept.keep(token, built);
     }
+    // The site tag too: an empty page shows no record, yet its total and links depend on the options.
+    req.dependsOn(SITE_TAG, ...shown);
+    const { ids, total } = result;
+    req.reuseWhile(async () => {
+      const now = await listEventIds(engine, input, user, { language, lookups: new ListLookups(engine), relations });
+      return now.total === total && now.ids.length === ids.length && now.ids.every((id, i) => id === ids[i]);
+    });
     return { records: keys.map((key) => new RawJson(texts.get(key) ?? "null")), paging: pagingOf(req, result, "events/", false) };
   };
 

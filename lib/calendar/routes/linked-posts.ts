@@ -1,4 +1,4 @@
-import { slugTag } from "../../db/cache-tags";
+import { SITE_TAG, slugTag } from "../../db/cache-tags";
 import { sanitizeTitle } from "../../format/slug";
 import type { LoadedPost } from "../../posts/types";
 import { RestError } from "../../routes/errors";
@@ -15,7 +15,7 @@ import { isTruthyFlag, NAMESPACE, perPage, requestLanguage } from "../common/arg
 import { nameLoadedPost, recordContext } from "../common/context";
 import { addressedPost, createArgs, itemArgs, listArgs, updateArgs } from "../linked-posts/args";
 import { errorCode, linkedKind, type LinkedPostKind } from "../linked-posts/kinds";
-import { findLinkedPosts } from "../linked-posts/list";
+import { findLinkedPosts, linkedListQuery, type LinkedListOptions } from "../linked-posts/list";
 import { createLinkedPost, kindCaps, trashLinkedPost, updateLinkedPost } from "../linked-posts/operations";
 
 /**
@@ -41,7 +41,7 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
     const per = perPage(req);
     const hasEventsSent = req.isSent("has_events");
     const status = Array.isArray(req.params.status) ? (req.params.status as LoadedPost["status"][]) : undefined;
-    const result = await findLinkedPosts(engine, kind, {
+    const options: LinkedListOptions = {
       user: req.user,
       language,
       page,
@@ -51,7 +51,8 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
       hasEvents: hasEventsSent ? isTruthyFlag(req.params.has_events) : undefined,
       onlyWithUpcoming: isTruthyFlag(req.params.only_with_upcoming),
       status,
-    });
+    };
+    const result = await findLinkedPosts(engine, kind, options);
     if (page > 1 && result.posts.length === 0) {
       throw new RestError(errorCode(kind, "archive-page-not-found"), `The requested ${kind} archive page does not exist.`, 404);
     }
@@ -62,7 +63,16 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
     // languages.md §2.4: generated list URLs keep an explicit language.
     if (req.isSent("i18n_language")) query.i18n_language = String(req.params.i18n_language);
     const pages = paginate(req, { total: result.total, page, perPage: per, collectionUrl: `/${NAMESPACE}/${k.plural}/`, query });
+    // Names every record's tags (and the site's): with the ids and total checked again as of then (the clock
+    // included: `only_with_upcoming`), the in-memory answer outlives writes that change neither.
     const ctx = await recordContext(engine, req, result.posts, { single: false, fieldsAt: k.plural });
+    req.dependsOn(SITE_TAG);
+    const ids = result.posts.map((p) => p.id);
+    const { total } = result;
+    req.reuseWhile(async () => {
+      const now = await engine.posts.findIds(linkedListQuery(engine, kind, options));
+      return now.total === total && now.ids.length === ids.length && now.ids.every((id, i) => id === ids[i]);
+    });
     const body: JsonObject = { [k.plural]: result.posts.map((p) => toRecord(p, ctx)), rest_url: pages.rest_url };
     if (pages.next_rest_url !== undefined) body.next_rest_url = pages.next_rest_url;
     if (pages.previous_rest_url !== undefined) body.previous_rest_url = pages.previous_rest_url;
