@@ -11,6 +11,9 @@ import { createEngine } from "../../lib/engine";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import v8 from "node:v8";
+import vm from "node:vm";
+import { ServerRequest } from "../../lib/routes/request";
 import { forEachDatabase, type TestTarget } from "../support/databases";
 import { makeEvent, useSite } from "./events-support";
 import type { TestSite } from "../support/site";
@@ -207,5 +210,41 @@ forEachDatabase("response cache: list answers outliving writes", (db) => {
       for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
     });
     it("keeps the list across an edit of another event and shows each change to what it shows at once", () => keepsListAcrossWrites(site(), db));
+  });
+});
+
+forEachDatabase("response cache: what a kept answer's check holds", (db) => {
+  if (db.name === "mysql") return;
+  const site = useSite(db);
+
+  it("keeps no request alive with the answer: the check closes over its own arguments only", async function () {
+    // A forced collection: without it, whether the request is still reachable cannot be told.
+    v8.setFlagsFromString("--expose-gc");
+    const gc = vm.runInNewContext("gc") as () => void;
+    const t = site();
+    await makeEvent(t, { title: "Retention Check", status: "publish" });
+    const held: Array<WeakRef<object>> = [];
+    const proto = ServerRequest.prototype;
+    const original = proto.reuseWhile;
+    proto.reuseWhile = function (this: ServerRequest, check: () => Promise<boolean>): void {
+      held.push(new WeakRef(this));
+      original.call(this, check);
+    };
+    try {
+      for (const q of ["?search=retention", "?per_page=5", "/../venues?per_page=5"]) {
+        const path = q.startsWith("/..") ? q.slice(3) : `/events${q}`;
+        for (let i = 0; i < 2; i++) expect((await t.get(path)).status).to.equal(200);
+      }
+    } finally {
+      proto.reuseWhile = original;
+    }
+    expect(held.length).to.be.greaterThan(3);
+    // The answers are kept (the second request of each URL) with their checks.
+    expect(t.site.rest.settings.responseCache?.stats().entries).to.be.greaterThan(2);
+    for (let i = 0; i < 5 && held.some((r) => r.deref() !== undefined); i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+    }
+    expect(held.filter((r) => r.deref() !== undefined)).to.have.length(0);
   });
 });

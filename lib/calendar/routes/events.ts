@@ -8,7 +8,9 @@
 import { SITE_TAG, slugTag } from "../../db/cache-tags";
 import { sanitizeTitle } from "../../format/slug";
 import type { EngineApi } from "../../engine-api";
-import type { LoadedPost } from "../../posts/types";
+import type { CurrentUser } from "../../users/types";
+import { samePage } from "../common/reuse";
+import type { LoadedPost, PostQuery } from "../../posts/types";
 import { paginate, type Pagination } from "../../routes/pagination";
 import type { RestRequest } from "../../routes/types";
 import { RestResponse, rawResponse } from "../../routes/response";
@@ -179,6 +181,17 @@ function itemPermission(engine: EngineApi, lookup: (req: RestRequest) => Promise
   };
 }
 
+/** The reuse check of a kept list page (`keptListPage`): its ids and total asked again, with lookups of its own. */
+function eventPageCheck(
+  engine: EngineApi,
+  input: EventListInput,
+  user: CurrentUser | null,
+  opts: { language: string; relations: NonNullable<PostQuery["with"]> },
+  page: { ids: readonly number[]; total: number },
+): () => Promise<boolean> {
+  return samePage(() => listEventIds(engine, input, user, { ...opts, lookups: new ListLookups(engine) }), page);
+}
+
 export function registerEventRoutes(host: CalendarHost): void {
   const { engine, rest } = host;
   /** The filter lookups of the list call answering a request: its argument validation and the call share them. */
@@ -263,11 +276,7 @@ export function registerEventRoutes(host: CalendarHost): void {
     }
     // The site tag too: an empty page shows no record, yet its total and links depend on the options.
     req.dependsOn(SITE_TAG, ...shown);
-    const { ids, total } = result;
-    req.reuseWhile(async () => {
-      const now = await listEventIds(engine, input, user, { language, lookups: new ListLookups(engine), relations });
-      return now.total === total && now.ids.length === ids.length && now.ids.every((id, i) => id === ids[i]);
-    });
+    req.reuseWhile(eventPageCheck(engine, input, user, { language, relations }, { ids: result.ids, total: result.total }));
     return { records: keys.map((key) => new RawJson(texts.get(key) ?? "null")), paging: pagingOf(req, result, "events/", false) };
   };
 

@@ -8,6 +8,8 @@ import { RestResponse } from "../../routes/response";
 import type { QueryValue } from "../../routes/urls";
 import { CREATABLE, DELETABLE, EDITABLE, READABLE, type JsonObject as RouteJsonObject, type RestEndpoint } from "../../routes";
 import type { CalendarHost } from "../host";
+import type { EngineApi } from "../../engine-api";
+import { samePage } from "../common/reuse";
 import type { JsonObject, RecordContext } from "../records/context";
 import { organizerRecord } from "../records/organizer";
 import { venueRecord } from "../records/venue";
@@ -24,6 +26,11 @@ import { createLinkedPost, kindCaps, trashLinkedPost, updateLinkedPost } from ".
  * for organizers. Handlers are thin: arguments are checked by the route
  * table, the work is done by the linked-post operations.
  */
+/** The reuse check of a venue or organizer list page: its ids and total asked again. */
+function linkedPageCheck(engine: EngineApi, kind: LinkedPostKind, options: LinkedListOptions, page: { ids: readonly number[]; total: number }): () => Promise<boolean> {
+  return samePage(() => engine.posts.findIds(linkedListQuery(engine, kind, options)), page);
+}
+
 export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKind): void {
   const { engine, rest } = host;
   const k = linkedKind(kind);
@@ -67,12 +74,7 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
     // included: `only_with_upcoming`), the in-memory answer outlives writes that change neither.
     const ctx = await recordContext(engine, req, result.posts, { single: false, fieldsAt: k.plural });
     req.dependsOn(SITE_TAG);
-    const ids = result.posts.map((p) => p.id);
-    const { total } = result;
-    req.reuseWhile(async () => {
-      const now = await engine.posts.findIds(linkedListQuery(engine, kind, options));
-      return now.total === total && now.ids.length === ids.length && now.ids.every((id, i) => id === ids[i]);
-    });
+    req.reuseWhile(linkedPageCheck(engine, kind, options, { ids: result.posts.map((p) => p.id), total: result.total }));
     const body: JsonObject = { [k.plural]: result.posts.map((p) => toRecord(p, ctx)), rest_url: pages.rest_url };
     if (pages.next_rest_url !== undefined) body.next_rest_url = pages.next_rest_url;
     if (pages.previous_rest_url !== undefined) body.previous_rest_url = pages.previous_rest_url;
