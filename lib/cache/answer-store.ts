@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Answer } from "./answer";
 import type { TagChanges } from "../db/dialects/types";
 import { SQLITE_PAGE_CACHE_KIB } from "../db/dialects/sqlite-connection";
-import { unionTags, type KeptRecord, type RecordCache, type RecordStats } from "./records";
+import { addShown, unionTags, type KeptRecord, type RecordCache, type RecordStats } from "./records";
 import { TagFeed } from "./tag-feed";
 
 /**
@@ -524,12 +524,12 @@ export class AnswerStore {
       } catch {
         continue; // Unreadable tags: a miss.
       }
-      const unchanged = row.token === "" ? undefined : this.feed.unchangedSince(row.token, pairs.map(([tag]) => tag));
+      const tags = pairs.map(([tag]) => tag);
+      const unchanged = row.token === "" ? undefined : this.feed.unchangedSince(row.token, tags);
       if (unchanged === true) {
         texts(row);
-        if (shown !== undefined) for (const [tag] of pairs) shown.add(tag);
-      }
-      else if (unchanged === undefined && pairs.length > 0) unproved.push({ ...row, pairs });
+        addShown(shown, tags);
+      } else if (unchanged === undefined && pairs.length > 0) unproved.push({ ...row, pairs });
     }
     this.recordCounters.hits += out.size;
     if (unproved.length === 0) return out;
@@ -546,7 +546,7 @@ export class AnswerStore {
     }
     for (const row of proved) {
       texts(row);
-      if (shown !== undefined) for (const [tag] of row.pairs) shown.add(tag);
+      if (shown !== undefined) addShown(shown, row.pairs.map(([tag]) => tag));
     }
     this.recordCounters.proved += proved.length;
     // Good at the state the feed was synced for before they were read (versions only grow): marked with its position.

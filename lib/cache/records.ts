@@ -97,6 +97,11 @@ interface MemoryEntry {
   token: string;
 }
 
+/** Adds `tags` to `shown` when a caller asked for them (`RecordCache.get`). */
+export function addShown(shown: Set<number> | undefined, tags: Iterable<number>): void {
+  if (shown !== undefined) for (const tag of tags) shown.add(tag);
+}
+
 /** The tags of `records` with `always`, each once, sorted. */
 export function unionTags(always: readonly number[], records: readonly KeptRecord[]): number[] {
   const all = new Set(always);
@@ -137,7 +142,7 @@ export class MemoryRecords implements RecordCache {
       if (entry === undefined) continue;
       if (entry.token === token) {
         out.set(key, entry.bytes);
-        if (shown !== undefined) for (const t of entry.tags) shown.add(t);
+        addShown(shown, entry.tags);
         this.counters.hits++;
       } else unproved.push([key, entry]);
     }
@@ -146,7 +151,7 @@ export class MemoryRecords implements RecordCache {
         if (e.position !== null && feed.unchangedSince(e.position, e.tags) === true) {
           e.token = token;
           out.set(key, e.bytes);
-          if (shown !== undefined) for (const t of e.tags) shown.add(t);
+          addShown(shown, e.tags);
           this.counters.proved++;
         } else this.drop(key);
       }
@@ -161,7 +166,7 @@ export class MemoryRecords implements RecordCache {
         if (versions !== null && e.tags.every((t, i) => (current.get(t) ?? 0) === versions[i])) {
           e.token = token;
           out.set(key, e.bytes);
-          if (shown !== undefined) for (const t of e.tags) shown.add(t);
+          addShown(shown, e.tags);
           this.counters.proved++;
         } else this.drop(key);
       }
@@ -293,7 +298,7 @@ export class RecordsWithParts implements RecordCache {
       const built = await source(missing);
       for (const p of built) {
         have.set(p.key, p.bytes);
-        if (shown !== undefined) for (const t of p.tags) shown.add(t);
+        addShown(shown, p.tags);
       }
       if (token !== null) await this.parts.keep(token, built);
     }

@@ -152,17 +152,27 @@ export class ResponseCache {
     try {
       const { answer: response, keep, proof } = await built;
       if (keep) {
-        // The position names the state under `token` only if nothing committed while the answer was built (markFor checks).
-        const feed = this.options.feed ?? null;
-        const position = proof !== undefined && feed !== null ? await feed.markFor(token) : null;
-        const tags = position !== null && proof !== undefined ? [...new Set([...(this.options.always ?? []), ...proof.tags])].sort((a, b) => a - b) : [];
-        const kept = position !== null && proof !== undefined ? { position, tags, check: proof.check } : null;
-        this.store(key, { token, at: now, response, size: sizeOf(key, response) + 8 * tags.length, proof: kept });
+        const kept = proof !== undefined ? await this.proofFor(token, proof) : null;
+        this.store(key, { token, at: now, response, size: sizeOf(key, response) + 8 * (kept?.tags.length ?? 0), proof: kept });
       }
       return response;
     } finally {
       if (this.pending.get(key)?.value === value) this.pending.delete(key);
     }
+  }
+
+  /**
+   * The proof an answer built under `token` is kept with: the feed's
+   * position, which names the state under `token` only if nothing committed
+   * while the answer was built (null then: `markFor` checks), and its tags
+   * with the site's, sorted.
+   */
+  private async proofFor(token: string, proof: NonNullable<CacheableAnswer["proof"]>): Promise<Proof | null> {
+    const feed = this.options.feed ?? null;
+    const position = feed !== null ? await feed.markFor(token) : null;
+    if (position === null) return null;
+    const tags = [...new Set([...(this.options.always ?? []), ...proof.tags])].sort((a, b) => a - b);
+    return { position, tags, check: proof.check };
   }
 
   /**

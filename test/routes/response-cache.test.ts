@@ -216,7 +216,7 @@ describe("REST response cache", () => {
 
 describe("REST response cache: answers that outlive writes (reuseWhile)", () => {
   /** A list whose members the test sets; it shows tag 8 and the site's tag 1 (`always`). */
-  async function proved(): Promise<{ base: string; db: ReturnType<typeof scripted>; builds: () => number; checks: () => number; set(members: string): void; failNext(): void; whileBuilding(work: () => void): void; server: RestServer; close(): Promise<void> }> {
+  async function proved(): Promise<{ base: string; db: ReturnType<typeof scripted>; checks: () => number; set(members: string): void; failNext(): void; whileBuilding(work: () => void): void; server: RestServer; close(): Promise<void> }> {
     const db = scripted();
     const feed = new TagFeed(db.changes, { revision: db.revision });
     let builds = 0;
@@ -255,7 +255,6 @@ describe("REST response cache: answers that outlive writes (reuseWhile)", () => 
     return {
       base: `http://127.0.0.1:${(http.address() as AddressInfo).port}/wp-json/cache/v1`,
       db,
-      builds: () => builds,
       checks: () => checks,
       set: (m) => {
         members = m;
@@ -271,64 +270,54 @@ describe("REST response cache: answers that outlive writes (reuseWhile)", () => 
     };
   }
   const build = async (base: string): Promise<number> => (await json(`${base}/listed`)).body.build;
+  let h: Awaited<ReturnType<typeof proved>>;
+  beforeEach(async () => {
+    h = await proved();
+  });
+  afterEach(() => h.close());
 
   it("reuses the answer under a new revision while its tags are unchanged and its check holds", async () => {
-    const h = await proved();
-    try {
-      await build(h.base);
-      expect(await build(h.base)).to.equal(2);
-      // A write of something the answer does not show: proved, not built.
-      h.db.commit(9, 12);
-      expect(await build(h.base)).to.equal(2);
-      expect(await build(h.base)).to.equal(2);
-      expect(h.checks()).to.equal(1);
-      expect(h.server.settings.responseCache?.stats()).to.include({ proved: 1, failed: 0 });
-      // A tag it shows changed: built again, whatever the check says.
-      h.db.commit(8);
-      expect(await build(h.base)).to.equal(3);
-      // The site's own tag (`always`) too.
-      h.db.commit(1);
-      expect(await build(h.base)).to.equal(4);
-      // Its members changed (the check says so): built again.
-      h.db.commit(40);
-      h.set("b");
-      expect(await build(h.base)).to.equal(5);
-      // A check that throws proves nothing.
-      h.db.commit(41);
-      h.failNext();
-      expect(await build(h.base)).to.equal(6);
-      expect(h.server.settings.responseCache?.stats()).to.include({ proved: 1 });
-    } finally {
-      await h.close();
-    }
+    await build(h.base);
+    expect(await build(h.base)).to.equal(2);
+    // A write of something the answer does not show: proved, not built.
+    h.db.commit(9, 12);
+    expect(await build(h.base)).to.equal(2);
+    expect(await build(h.base)).to.equal(2);
+    expect(h.checks()).to.equal(1);
+    expect(h.server.settings.responseCache?.stats()).to.include({ proved: 1, failed: 0 });
+    // A tag it shows changed: built again, whatever the check says.
+    h.db.commit(8);
+    expect(await build(h.base)).to.equal(3);
+    // The site's own tag (`always`) too.
+    h.db.commit(1);
+    expect(await build(h.base)).to.equal(4);
+    // Its members changed (the check says so): built again.
+    h.db.commit(40);
+    h.set("b");
+    expect(await build(h.base)).to.equal(5);
+    // A check that throws proves nothing.
+    h.db.commit(41);
+    h.failNext();
+    expect(await build(h.base)).to.equal(6);
+    expect(h.server.settings.responseCache?.stats()).to.include({ proved: 1 });
   });
 
   it("shares one check among a burst of requests after a write", async () => {
-    const h = await proved();
-    try {
-      await build(h.base);
-      await build(h.base);
-      h.db.commit(30);
-      const burst = await Promise.all(Array.from({ length: 6 }, () => build(h.base)));
-      expect(new Set(burst)).to.deep.equal(new Set([2]));
-      expect(h.checks()).to.equal(1);
-    } finally {
-      await h.close();
-    }
+    await build(h.base);
+    await build(h.base);
+    h.db.commit(30);
+    const burst = await Promise.all(Array.from({ length: 6 }, () => build(h.base)));
+    expect(new Set(burst)).to.deep.equal(new Set([2]));
+    expect(h.checks()).to.equal(1);
   });
 
   it("keeps no proof for an answer built while something committed", async () => {
-    const h = await proved();
-    try {
-      await build(h.base);
-      // The second build (the one kept) sees a commit land while it runs: what it shows is no longer the token's state.
-      h.whileBuilding(() => h.db.commit(50));
-      expect(await build(h.base)).to.equal(2);
-      h.db.commit(51);
-      expect(await build(h.base)).to.equal(3);
-      expect(h.checks()).to.equal(0);
-    } finally {
-      await h.close();
-    }
+    await build(h.base);
+    // The second build (the one kept) sees a commit land while it runs: what it shows is no longer the token's state.
+    h.whileBuilding(() => h.db.commit(50));
+    expect(await build(h.base)).to.equal(2);
+    h.db.commit(51);
+    expect(await build(h.base)).to.equal(3);
+    expect(h.checks()).to.equal(0);
   });
 });
