@@ -7,7 +7,7 @@ import { EngineError } from "../engine-errors";
 import { toDbValue } from "./fields";
 import type { RegisteredPostType } from "./registry";
 import type { FieldCondition, FieldValue, PostQuery } from "./types";
-import { PackedLists } from "./packed-lists";
+import { PackedLists, roomFor } from "./packed-lists";
 import { parseSearch } from "./search";
 import { visibilityRules } from "./visibility";
 import { isIndexedWord, WordIndex, type WordQuery } from "./word-index";
@@ -164,7 +164,7 @@ export interface ResolvedSets {
   /** Per link condition with `linkedBy`: the posts its linking posts link to (another type's index, `linkTargets`). */
   linkedBy?: ReadonlyArray<readonly number[] | undefined>;
   /** The published posts of the type that match the query's search (`searchIds`); absent: no search. */
-  search?: readonly number[];
+  search?: Int32Array;
 }
 
 /** The database's search statement for the published index (`searchIds`): its key, and its ids, whole or among `only`. */
@@ -174,7 +174,7 @@ export interface SearchStatement {
 }
 
 /** Whether two id lists are the same, in the same order. */
-function sameIds(a: readonly number[], b: readonly number[]): boolean {
+function sameIds(a: Int32Array, b: Int32Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
@@ -320,7 +320,7 @@ class Slots {
     let slot = this.slotOf.get(e.id);
     if (slot === undefined) {
       slot = this.free.pop() ?? this.used++;
-      if (slot >= this.capacity) this.grow(Math.max(1024, this.capacity * 2));
+      if (slot >= this.capacity) this.grow(roomFor(this.capacity + 1));
       this.slotOf.set(e.id, slot);
     } else {
       this.unpost(slot);
@@ -402,12 +402,16 @@ export class PublishedIndex {
   /** Link targets found per kept match list (they go with it). */
   private readonly targets = new WeakMap<Int32Array, Map<string, number[]>>();
   /** Search id arrays by identity, for the match lists' keys (a kept search result is one array until it is patched). */
-  private readonly serials = new WeakMap<readonly number[], number>();
+  private readonly serials = new WeakMap<Int32Array | readonly number[], number>();
   private nextSerial = 0;
   /** The posts each sync changed (any type: the tags do not say), for the kept searches. */
   private readonly postLog = new ChangeLog();
-  /** Search results by statement (`searchIds`), each as of a version of `postLog`. */
-  private readonly searches = new Map<string, { version: number; ids: readonly number[] }>();
+  /**
+   * Search results by statement (`searchIds`), each as of a version of
+   * `postLog`. Typed arrays: a common word's result holds most of the
+   * posts, and the kept results were the largest part of the live heap.
+   */
+  private readonly searches = new Map<string, { version: number; ids: Int32Array }>();
   private searchIdsHeld = 0;
   /** The words of the posts' text, for searches answered without the database (`searchIds`); null where they are not kept. */
   private words: WordIndex | null = null;
@@ -504,7 +508,7 @@ export class PublishedIndex {
    * looked at again. The whole statement runs again past MAX_SEARCH_RECHECK
    * changed posts or when the log no longer reaches back.
    */
-  async searchIds(query: PostQuery, statement: () => Promise<SearchStatement>): Promise<readonly number[]> {
+  async searchIds(query: PostQuery, statement: () => Promise<SearchStatement>): Promise<Int32Array> {
     const version = this.postLog.version;
     const words = this.wordQuery(query);
     if (words !== null && this.words !== null) {
@@ -512,10 +516,15 @@ export class PublishedIndex {
       if (kept !== undefined && kept.version === version) return kept.ids;
       const found = this.words.find(words.query, this.slots.slotCount);
       if (found !== null) {
-        let ids: readonly number[] = Array.from(found.slots, (slot) => this.slots.id[slot]);
-        if (found.unsure.length > 0) {
-          const unsure = found.unsure.map((slot) => this.slots.id[slot]);
-          ids = [...ids, ...(await (await statement()).read(unsure))];
+        // Slots name posts only until the next sync: turned into ids before anything is awaited.
+        let ids: Int32Array = Int32Array.from(found.slots, (slot) => this.slots.id[slot]);
+        const unsureIds = found.unsure.map((slot) => this.slots.id[slot]);
+        if (unsureIds.length > 0) {
+          const unsure = await (await statement()).read(unsureIds);
+          const all = new Int32Array(ids.length + unsure.length);
+          all.set(ids);
+          all.set(unsure, ids.length);
+          ids = all;
         }
         if (kept !== undefined && sameIds(kept.ids, ids)) ids = kept.ids;
         this.keepSearch(words.key, version, ids);
@@ -526,21 +535,21 @@ export class PublishedIndex {
     const kept = this.keptSearch(key);
     if (kept !== undefined && kept.version === version) return kept.ids;
     const changed = kept === undefined ? null : this.postLog.since(kept.version, MAX_SEARCH_RECHECK);
-    let ids: readonly number[];
+    let ids: Int32Array;
     if (kept !== undefined && changed !== null) {
       const now = new Set(kept.ids);
       for (const id of changed) now.delete(id);
       if (changed.length > 0) for (const id of await read(changed)) now.add(id);
-      ids = [...now];
+      ids = Int32Array.from(now);
     } else {
-      ids = await read();
+      ids = Int32Array.from(await read());
     }
     this.keepSearch(key, version, ids);
     return ids;
   }
 
   /** A kept search result, made the most recently used. */
-  private keptSearch(key: string): { version: number; ids: readonly number[] } | undefined {
+  private keptSearch(key: string): { version: number; ids: Int32Array } | undefined {
     const kept = this.searches.get(key);
     if (kept !== undefined) {
       this.searches.delete(key);
@@ -573,7 +582,7 @@ export class PublishedIndex {
     };
   }
 
-  private keepSearch(key: string, version: number, ids: readonly number[]): void {
+  private keepSearch(key: string, version: number, ids: Int32Array): void {
     const old = this.searches.get(key);
     if (old !== undefined) {
       this.searches.delete(key);
@@ -583,7 +592,7 @@ export class PublishedIndex {
     this.searches.set(key, { version, ids });
     this.searchIdsHeld += ids.length;
     while (this.searches.size > MAX_SEARCHES || this.searchIdsHeld > MAX_SEARCH_IDS_HELD) {
-      const [oldest, value] = this.searches.entries().next().value as [string, { ids: readonly number[] }];
+      const [oldest, value] = this.searches.entries().next().value as [string, { ids: Int32Array }];
       this.searches.delete(oldest);
       this.searchIdsHeld -= value.ids.length;
     }
@@ -796,7 +805,7 @@ export class PublishedIndex {
     return found;
   }
 
-  private serialOf(ids: readonly number[]): number {
+  private serialOf(ids: Int32Array | readonly number[]): number {
     let serial = this.serials.get(ids);
     if (serial === undefined) this.serials.set(ids, (serial = ++this.nextSerial));
     return serial;
@@ -806,7 +815,7 @@ export class PublishedIndex {
     // Every page of a filter is a slice of its matches, found once and patched after writes. A search's ids are named by
     // the array they come in: a kept search result is one array until the posts it looked at change.
     const { search, linkedBy, ...named } = sets;
-    const serial = (ids: readonly number[] | undefined): number | null => (ids === undefined ? null : this.serialOf(ids));
+    const serial = (ids: Int32Array | readonly number[] | undefined): number | null => (ids === undefined ? null : this.serialOf(ids));
     const key = JSON.stringify([query.visibility?.mode, query.status, query.ids, query.excludeIds, query.author, query.parent, query.language, query.hasPassword, query.where, named, query.orderBy, serial(search), linkedBy?.map(serial)]);
     const kept = this.results.get(key);
     if (kept !== undefined && kept.at === this.heldLog.version) return kept.matches;
@@ -1047,7 +1056,7 @@ export class PublishedIndex {
       for (const l of lists) if (l !== undefined) for (const slot of l) all.add(slot);
       return [...all];
     };
-    const slotsOf = (ids: readonly number[]): number[] => {
+    const slotsOf = (ids: Iterable<number>): number[] => {
       const out: number[] = [];
       for (const id of ids) {
         const slot = slots.slotOf.get(id);

@@ -227,7 +227,7 @@ export class PostQueries {
    * log), with the same statement narrowed to their ids, so a write to one
    * event costs a search a lookup of that event, not every match again.
    */
-  private async searchIds(query: PostQuery, index: PublishedIndex): Promise<readonly number[] | undefined> {
+  private async searchIds(query: PostQuery, index: PublishedIndex): Promise<Int32Array | undefined> {
     if (query.search === undefined || query.search.trim() === "") return undefined;
     return index.searchIds(query, async () => {
       const searchOnly: PostQuery = { type: query.type, status: query.status, visibility: query.visibility, search: query.search, searchAs: query.searchAs, searchMode: query.searchMode };

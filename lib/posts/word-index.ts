@@ -1,5 +1,5 @@
 import type { SearchCaseFolding } from "../db/dialects/types";
-import { PackedLists } from "./packed-lists";
+import { PackedLists, roomFor } from "./packed-lists";
 
 /**
  * The words of the published posts' title, excerpt and content, in memory,
@@ -98,7 +98,7 @@ class FieldRuns {
       let list = this.lists[n];
       const size = this.sizes[n];
       if (size === list.length) {
-        const bigger = new Int32Array(size * 2);
+        const bigger = new Int32Array(roomFor(size + 1, 4));
         bigger.set(list);
         this.lists[n] = list = bigger;
       }
@@ -168,7 +168,7 @@ export class WordIndex {
   set(slot: number, texts: readonly string[]): void {
     if (this.full) return;
     if (slot >= this.capacity) {
-      this.capacity = Math.max(1024, this.capacity * 2, slot + 1);
+      this.capacity = roomFor(Math.max(slot, this.capacity) + 1);
       for (const f of this.fields) f.bySlot.grow(this.capacity);
     }
     for (let f = 0; f < SEARCH_FIELDS; f++) this.postings += this.fields[f].set(slot, texts[f] ?? "");

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { DateTime } from "luxon";
-import { defaultListEnd, defaultListStart, listBound } from "../../lib/calendar/events/dates";
+import { defaultListBound, defaultListEnd, defaultListStart, listBound } from "../../lib/calendar/events/dates";
 import { forEachDatabase } from "../support/databases";
 import { startTestSite, type TestSite } from "../support/site";
 import { dayAt, expectInvalidParam, ids, makeEvent, postId, useSite } from "./events-support";
@@ -366,6 +366,30 @@ describe("GET /events: default date bounds in the site time zone", () => {
     expect(defaultListStart(now, "Asia/Kolkata")).to.equal("2024-05-10 00:00:00");
     expect(defaultListStart(now, "UTC+3")).to.equal("2024-05-10 00:00:00");
     expect(defaultListEnd(now)).to.equal("2026-05-10 23:59:59");
+  });
+
+  it("are remembered per UTC calendar date and zone only: they move at UTC midnight", () => {
+    const last = DateTime.fromISO("2024-05-10T23:59:59.999Z", { zone: "UTC" });
+    const next = last.plus({ milliseconds: 1 });
+    for (const [zone, before, after] of [
+      ["UTC", "2024-05-09 00:00:00", "2024-05-10 00:00:00"],
+      ["Asia/Kolkata", "2024-05-10 00:00:00", "2024-05-11 00:00:00"],
+    ] as const) {
+      expect(defaultListStart(last, zone)).to.equal(before);
+      expect(defaultListStart(next, zone)).to.equal(after);
+      expect(defaultListStart(last, zone)).to.equal(before);
+    }
+    expect(defaultListEnd(last)).to.equal("2026-05-10 23:59:59");
+    expect(defaultListEnd(next)).to.equal("2026-05-11 23:59:59");
+    // The stored wall clock of a default bound, remembered, is the one listBound reads.
+    for (const strict of [false, true]) {
+      for (const zone of ["UTC", "Asia/Kolkata", "America/New_York"]) {
+        for (const [value, edge] of [[defaultListStart(next, zone), "start"], [defaultListEnd(next), "end"]] as const) {
+          expect(defaultListBound(value, edge, strict, zone, next)).to.equal(listBound(value, edge, strict, zone, next));
+          expect(defaultListBound(value, edge, strict, zone, last)).to.equal(listBound(value, edge, strict, zone, next));
+        }
+      }
+    }
   });
 
   it("reads explicit bounds on the UTC calendar (inclusive) or as UTC instants (strict)", () => {

@@ -40,4 +40,15 @@ describe("published index: packed lists", () => {
     // Written ~16,000 times, holding ~2,400 short lists: compacted, not grown without end.
     expect(lists.pool.length).to.be.below(40_000);
   });
+
+  it("keeps a quarter more room than its live lists, not as much again (its memory lives as long as the process)", () => {
+    const lists = new PackedLists();
+    lists.grow(2000);
+    // 2,000 lists of 5, each written three times: the pool fills with stale lists and is compacted several times.
+    for (let round = 0; round < 3; round++) for (let slot = 0; slot < 2000; slot++) lists.set(slot, [round, slot, 1, 2, 3]);
+    const live = 2000 * 5;
+    for (let slot = 0; slot < 2000; slot++) expect(lists.get(slot)).to.deep.equal([2, slot, 1, 2, 3]);
+    expect(lists.pool.length).to.be.at.least(live);
+    expect(lists.pool.length).to.be.at.most(Math.ceil(live * 1.25) + 5);
+  });
 });

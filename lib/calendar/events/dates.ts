@@ -8,6 +8,7 @@ import { DateTime } from "luxon";
 import type { EngineApi } from "../../engine-api";
 import { parseMysql, zoneForLuxon } from "../../dates/format";
 import { parseApiDate, wallClockToInstant } from "../../dates/strtotime";
+import { BoundedMemo } from "../../format/memo";
 import { eventTimeFields, type EventTimeFields } from "../event-times";
 
 export { eventTimeFields, type EventTimeFields };
@@ -98,13 +99,37 @@ export function publicationDateUtc(value: DateValue, now: DateTime): string | nu
  * widens it to the start of its day.
  */
 export function defaultListStart(now: DateTime, siteZone: string): string {
-  const yesterday = now.toUTC().minus({ days: 1 }).set({ hour: 23, minute: 59, second: 0, millisecond: 0 });
-  return `${yesterday.setZone(zoneForLuxon(siteZone)).toFormat(DAY_FORMAT)} 00:00:00`;
+  return defaultBounds.get(`start ${utcDay(now)} ${siteZone}`, () => {
+    const yesterday = now.toUTC().minus({ days: 1 }).set({ hour: 23, minute: 59, second: 0, millisecond: 0 });
+    return `${yesterday.setZone(zoneForLuxon(siteZone)).toFormat(DAY_FORMAT)} 00:00:00`;
+  });
 }
 
 /** Default upper bound: now + 24 months on the UTC calendar, end of that day (the original's `strtotime('+24 months')`). */
 export function defaultListEnd(now: DateTime): string {
-  return `${now.toUTC().plus({ months: 24 }).toFormat(DAY_FORMAT)} 23:59:59`;
+  return defaultBounds.get(`end ${utcDay(now)}`, () => `${now.toUTC().plus({ months: 24 }).toFormat(DAY_FORMAT)} 23:59:59`);
+}
+
+/**
+ * The default bounds, and their stored wall clocks, are asked by every list
+ * without dates (luxon and the date parser: ~5% of a built venue list).
+ * Both defaults are functions of now's UTC calendar date (and the zone)
+ * only: a UTC day is exactly 86,400,000 ms of JavaScript time.
+ */
+const defaultBounds = new BoundedMemo<string>(256);
+const defaultWallClocks = new BoundedMemo<string | null>(256);
+const DAY_MS = 86_400_000;
+
+function utcDay(now: DateTime): number {
+  return Math.floor(now.toMillis() / DAY_MS);
+}
+
+/**
+ * `listBound` of a default bound (`defaultListStart` / `defaultListEnd`): a
+ * full date and time, so what it reads is the same whatever now is.
+ */
+export function defaultListBound(value: string, edge: "start" | "end", strict: boolean, siteZone: string, now: DateTime): string | null {
+  return defaultWallClocks.get(`${value} ${edge} ${strict} ${siteZone}`, () => listBound(value, edge, strict, siteZone, now));
 }
 
 /**

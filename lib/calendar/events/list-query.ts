@@ -20,7 +20,7 @@ import type { QueryValue } from "../../routes/urls";
 import type { CurrentUser } from "../../users/types";
 import { CATEGORY, EVENT, ORGANIZER, ORGANIZER_LINK, TAG, VENUE, VENUE_LINK } from "../post-types";
 import { MAX_PER_PAGE, MAX_SEARCH_LENGTH, nonEmptyString, pageArgs, parseList, searchProblem } from "../common/args";
-import { defaultListEnd, defaultListStart, isParseableDate, listBound, nowOf, type DateValue } from "./dates";
+import { defaultListBound, defaultListEnd, defaultListStart, isParseableDate, listBound, nowOf, type DateValue } from "./dates";
 import { isFilterableBy } from "../records/access";
 import { invalidParam } from "./errors";
 
@@ -515,8 +515,15 @@ export async function applyDateBounds(draft: ListDraft, ctx: ListContext): Promi
     values[name] = value;
   }
   // The defaults apply when no explicit bound of that kind was given and no starts_*/ends_* bound was.
-  if (values.start_date === undefined && !relative) values.start_date = defaultListStart(now, siteZone);
-  if (values.end_date === undefined && !relative) values.end_date = defaultListEnd(now);
+  const defaulted = new Set<(typeof DATE_ARGS)[number]>();
+  if (values.start_date === undefined && !relative) {
+    values.start_date = defaultListStart(now, siteZone);
+    defaulted.add("start_date");
+  }
+  if (values.end_date === undefined && !relative) {
+    values.end_date = defaultListEnd(now);
+    defaulted.add("end_date");
+  }
   if (include) {
     delete values.start_date;
     delete values.end_date;
@@ -534,7 +541,7 @@ export async function applyDateBounds(draft: ListDraft, ctx: ListContext): Promi
     const value = values[name];
     if (value === undefined) continue;
     const rule = rules[name];
-    const bound = listBound(value, rule.edge, strict, siteZone, now);
+    const bound = defaulted.has(name) ? defaultListBound(String(value), rule.edge, strict, siteZone, now) : listBound(value, rule.edge, strict, siteZone, now);
     if (bound === null) fail(name, "The date must be a Unix timestamp or a date the date parser understands.");
     draft.query.where.push({ field: rule.field, op: rule.op, value: bound });
     // Echo a value that reads back to the same bound: the widened wall clock
