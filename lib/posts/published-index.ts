@@ -197,7 +197,7 @@ const MAX_LOGGED_SYNCS = 256;
 const MAX_LOGGED_IDS = 20_000;
 /**
  * Kept search results: at most this many, holding at most this many ids in
- * all (~16 MB). A common word matches thousands of posts and its statement
+ * all (8 MB: 4 bytes each). A common word matches thousands of posts and its statement
  * takes ~20 ms at 100k: the hundreds of words readers search for are worth
  * keeping whole.
  */
