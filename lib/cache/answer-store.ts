@@ -515,7 +515,7 @@ export class AnswerStore {
       if (bytes !== undefined) out.set(row.key.slice(RECORD_KEY.length), bytes);
     };
     const wantedKeys = new Set(wanted.values());
-    const unproved: Array<RecordRow & { pairs: Array<[number, number]> }> = [];
+    const unproved: Array<RecordRow & { pairs: Array<[number, number]>; tagIds: number[] }> = [];
     for (const row of rows) {
       if (!wantedKeys.has(row.key)) continue;
       let pairs: Array<[number, number]>;
@@ -529,7 +529,7 @@ export class AnswerStore {
       if (unchanged === true) {
         texts(row);
         addShown(shown, tags);
-      } else if (unchanged === undefined && pairs.length > 0) unproved.push({ ...row, pairs });
+      } else if (unchanged === undefined && pairs.length > 0) unproved.push({ ...row, pairs, tagIds: tags });
     }
     this.recordCounters.hits += out.size;
     if (unproved.length === 0) return out;
@@ -540,13 +540,13 @@ export class AnswerStore {
       proved = unproved.filter((row) => good.has(row.id));
     } else {
       const all = new Set<number>();
-      for (const row of unproved) for (const [tag] of row.pairs) all.add(tag);
+      for (const row of unproved) for (const tag of row.tagIds) all.add(tag);
       const current = await this.options.versions([...all]);
       proved = unproved.filter((row) => row.pairs.every(([tag, version]) => (current.get(tag) ?? 0) === version));
     }
     for (const row of proved) {
       texts(row);
-      if (shown !== undefined) addShown(shown, row.pairs.map(([tag]) => tag));
+      addShown(shown, row.tagIds);
     }
     this.recordCounters.proved += proved.length;
     // Good at the state the feed was synced for before they were read (versions only grow): marked with its position.

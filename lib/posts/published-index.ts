@@ -408,8 +408,8 @@ export class PublishedIndex {
   private readonly postLog = new ChangeLog();
   /**
    * Search results by statement (`searchIds`), each as of a version of
-   * `postLog`. Typed arrays: a common word's result holds most of the
-   * posts, and the kept results were the largest part of the live heap.
+   * `postLog`. Typed arrays (4 bytes an id, outside the collected heap): a
+   * common word's result holds most of the posts, and many are kept.
    */
   private readonly searches = new Map<string, { version: number; ids: Int32Array }>();
   private searchIdsHeld = 0;

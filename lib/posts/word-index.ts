@@ -168,7 +168,7 @@ export class WordIndex {
   set(slot: number, texts: readonly string[]): void {
     if (this.full) return;
     if (slot >= this.capacity) {
-      this.capacity = roomFor(Math.max(slot, this.capacity) + 1);
+      this.capacity = roomFor(slot + 1);
       for (const f of this.fields) f.bySlot.grow(this.capacity);
     }
     for (let f = 0; f < SEARCH_FIELDS; f++) this.postings += this.fields[f].set(slot, texts[f] ?? "");

@@ -93,6 +93,20 @@ export function publicationDateUtc(value: DateValue, now: DateTime): string | nu
 // ---------------------------------------------------------------- list bounds
 
 /**
+ * The default bounds, and their stored wall clocks, are asked by every list
+ * without dates (luxon, then the date parser), with one answer all day.
+ * Both defaults are functions of now's UTC calendar date (and the zone)
+ * only: a UTC day is exactly 86,400,000 ms of JavaScript time.
+ */
+const defaultBounds = new BoundedMemo<string>(256);
+const defaultWallClocks = new BoundedMemo<string | null>(256);
+const DAY_MS = 86_400_000;
+
+function utcDay(now: DateTime): number {
+  return Math.floor(now.toMillis() / DAY_MS);
+}
+
+/**
  * Default lower bound of `GET /events` (calendar-api.md §4.1): "yesterday
  * 23:59" on the UTC calendar, converted to the site zone; that local date at
  * 00:00:00. The original computes `localize_date('yesterday 23:59')` and then
@@ -108,20 +122,6 @@ export function defaultListStart(now: DateTime, siteZone: string): string {
 /** Default upper bound: now + 24 months on the UTC calendar, end of that day (the original's `strtotime('+24 months')`). */
 export function defaultListEnd(now: DateTime): string {
   return defaultBounds.get(`end ${utcDay(now)}`, () => `${now.toUTC().plus({ months: 24 }).toFormat(DAY_FORMAT)} 23:59:59`);
-}
-
-/**
- * The default bounds, and their stored wall clocks, are asked by every list
- * without dates (luxon and the date parser: ~5% of a built venue list).
- * Both defaults are functions of now's UTC calendar date (and the zone)
- * only: a UTC day is exactly 86,400,000 ms of JavaScript time.
- */
-const defaultBounds = new BoundedMemo<string>(256);
-const defaultWallClocks = new BoundedMemo<string | null>(256);
-const DAY_MS = 86_400_000;
-
-function utcDay(now: DateTime): number {
-  return Math.floor(now.toMillis() / DAY_MS);
 }
 
 /**

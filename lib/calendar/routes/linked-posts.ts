@@ -20,17 +20,17 @@ import { errorCode, linkedKind, type LinkedPostKind } from "../linked-posts/kind
 import { findLinkedPosts, linkedListQuery, type LinkedListOptions } from "../linked-posts/list";
 import { createLinkedPost, kindCaps, trashLinkedPost, updateLinkedPost } from "../linked-posts/operations";
 
+/** The reuse check of a venue or organizer list page: its ids and total asked again. */
+function linkedPageCheck(engine: EngineApi, kind: LinkedPostKind, options: LinkedListOptions, page: { ids: readonly number[]; total: number }): () => Promise<boolean> {
+  return samePage(() => engine.posts.findIds(linkedListQuery(engine, kind, options)), page);
+}
+
 /**
  * The venue and organizer routes (calendar-api.md §5), one parameterised
  * table: `/venues`, `/venues/{id}`, `/venues/by-slug/{slug}` and the same
  * for organizers. Handlers are thin: arguments are checked by the route
  * table, the work is done by the linked-post operations.
  */
-/** The reuse check of a venue or organizer list page: its ids and total asked again. */
-function linkedPageCheck(engine: EngineApi, kind: LinkedPostKind, options: LinkedListOptions, page: { ids: readonly number[]; total: number }): () => Promise<boolean> {
-  return samePage(() => engine.posts.findIds(linkedListQuery(engine, kind, options)), page);
-}
-
 export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKind): void {
   const { engine, rest } = host;
   const k = linkedKind(kind);
