@@ -3,6 +3,7 @@ import type { Dialect } from "./db/dialects";
 import type { Tables } from "./db/tables";
 import type { CurrentUser, RoleName } from "./users/types";
 import type { LoadedPost, Post, PostInput, PostPage, PostPatch, PostQuery, PostTypeConfig } from "./posts/types";
+import type { ChangeLogPage } from "./hooks/change-log";
 import type { Term, TermInput, TermPage, TermPatch, TermQuery, TaxonomyConfig } from "./taxonomy/types";
 
 /**
@@ -31,6 +32,13 @@ export interface EngineApi {
    * on SQLite). For work that only touches the database through `tx`.
    */
   write<T>(work: (tx: EngineApi) => Promise<T>): Promise<T>;
+
+  /**
+   * The change log (lib/hooks/change-log.ts): what committed writes changed
+   * after number `since`, in commit order, at most `limit` rows, with the
+   * last number committed (`head`) and the last number pruned.
+   */
+  readChanges(since: number, limit: number): Promise<ChangeLogPage>;
 
   readonly options: OptionsApi;
   readonly users: UsersApi;

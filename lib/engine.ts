@@ -22,6 +22,7 @@ import { Users } from "./users/users";
 import { HookBus } from "./hooks/bus";
 import { ChangeJournal } from "./hooks/journal";
 import { WEBHOOK_URL_OPTION, writeOutbox } from "./hooks/outbox";
+import { CHANGES_KEEP_DAYS_OPTION, DEFAULT_CHANGES_KEEP_DAYS, PRUNE_EVERY_MS, readChangeLog, writeChangeLog, type ChangeLogPage } from "./hooks/change-log";
 import type { Change } from "./hooks/types";
 
 export interface EngineOptions {
@@ -66,6 +67,8 @@ interface Shared {
   createdSchema: boolean;
   /** Published-post indexes by post type, null for a type without one (the map null: off); decided on first use. */
   publishedIndexes: Map<string, PublishedIndex | null> | null;
+  /** When this engine last pruned the change log (epoch ms; lib/hooks/change-log.ts). */
+  changesPrunedAt: number;
 }
 
 /** Attempts of an internal write transaction that hit a deadlock / busy database. */
@@ -96,6 +99,8 @@ export class Engine implements EngineApi {
   readonly terms: Terms;
   /** The changes of this engine's transaction (null outside one). */
   private readonly journal: ChangeJournal | null;
+  /** Terms whose count this engine's transaction recomputed (the change log names them). */
+  private readonly recounted = new Set<number>();
   private readonly shared: Shared;
 
   constructor(knex: Knex, options: EngineOptions = {}, parent?: Engine) {
@@ -117,6 +122,7 @@ export class Engine implements EngineApi {
           secret: options.secret,
           createdSchema: false,
           publishedIndexes: options.publishedIndex === false ? null : new Map(),
+          changesPrunedAt: 0,
         };
     this.knex = knex;
     this.dialect = this.shared.dialect;
@@ -146,6 +152,16 @@ export class Engine implements EngineApi {
   recordChange(change: Change): void {
     if (this.journal) this.journal.record(change);
     else this.shared.hooks.committed([change], false);
+  }
+
+  /** @internal Terms whose count was recomputed in this transaction: their records changed (the change log names them). */
+  noteRecounted(termIds: readonly number[]): void {
+    if (this.inTransaction) for (const id of termIds) this.recounted.add(id);
+  }
+
+  /** The change log after `since` (lib/hooks/change-log.ts): at most `limit` rows, in commit order. */
+  readChanges(since: number, limit: number): Promise<ChangeLogPage> {
+    return readChangeLog(this.knex, this.tables, since, limit);
   }
 
   now(): Date {
@@ -284,6 +300,7 @@ export class Engine implements EngineApi {
       if (guard) await checkWriteGuard(trx, this.dialect, this.tables, guard);
       bound = new Engine(trx, {}, this);
       const out = await work(bound);
+      await bound.writeChangeLog();
       wroteOutbox = await bound.writeOutbox();
       return out;
     });
@@ -292,6 +309,21 @@ export class Engine implements EngineApi {
     if (bound?.options.wroteInTransaction) this.shared.optionsCache.invalidate();
     if (bound?.journal) this.shared.hooks.committed(bound.journal.changes(), wroteOutbox);
     return result;
+  }
+
+  /** The change log rows of this transaction's changes, numbered last but for the outbox (see change-log.ts). */
+  private async writeChangeLog(): Promise<void> {
+    const changes = this.journal?.changes() ?? [];
+    if (changes.length === 0 && this.recounted.size === 0) return;
+    const now = this.now();
+    let pruneBefore: number | null = null;
+    if (now.getTime() - this.shared.changesPrunedAt >= PRUNE_EVERY_MS) {
+      // Marked before the write commits: a rolled-back prune waits for the next period, which is harmless.
+      this.shared.changesPrunedAt = now.getTime();
+      const days = Number(await this.options.get(CHANGES_KEEP_DAYS_OPTION));
+      pruneBefore = now.getTime() - (Number.isFinite(days) && days > 0 ? days : DEFAULT_CHANGES_KEEP_DAYS) * 86_400_000;
+    }
+    await writeChangeLog(this.knex, this.tables, changes, this.recounted, now, pruneBefore);
   }
 
   /**

@@ -5,6 +5,7 @@ import { registerEventRoutes } from "./routes/events";
 import { registerLinkedPostRoutes } from "./routes/linked-posts";
 import { registerTermRoutes } from "./routes/terms";
 import { registerDocRoute } from "./routes/doc";
+import { registerChangesRoute } from "./routes/changes";
 
 export type { CalendarHost } from "./host";
 
@@ -23,4 +24,5 @@ export function registerCalendar(host: CalendarHost): void {
   registerLinkedPostRoutes(host, "organizer");
   registerTermRoutes(host, "categories");
   registerTermRoutes(host, "tags");
+  registerChangesRoute(host);
 }

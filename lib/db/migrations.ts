@@ -172,6 +172,35 @@ const steps: Step[] = [
       t.index(["status", "next_attempt_at"], tables.name("webhook_outbox_due"));
     },
   },
+  {
+    // The change log (lib/hooks/change-log.ts): one row per record a committed
+    // write changed, numbered in commit order, read by the changes feed.
+    // `type` is null for a term whose count alone changed (its taxonomy is
+    // read with the term). Times are epoch milliseconds.
+    table: "changes",
+    create: (t, _knex, tables) => {
+      t.bigInteger("seq").primary();
+      t.string("kind", 8).notNullable();
+      t.string("type", 32).nullable();
+      t.integer("object_id").notNullable();
+      t.string("action", 12).notNullable();
+      t.boolean("public_before").notNullable();
+      t.integer("author").notNullable().defaultTo(0);
+      t.bigInteger("occurred_at").notNullable();
+      t.index(["occurred_at"], tables.name("changes_occurred"));
+    },
+  },
+  {
+    // The change log's one row: the last number given (`seq`) and the last
+    // number pruned (`pruned_through`). Writers update it last in their
+    // transaction; its row lock makes the numbers follow the commit order.
+    table: "changeCounter",
+    create: (t) => {
+      t.integer("id").primary();
+      t.bigInteger("seq").notNullable();
+      t.bigInteger("pruned_through").notNullable();
+    },
+  },
 ];
 
 function textColumn(t: Knex.CreateTableBuilder, knex: Knex, name: string): void {
@@ -207,6 +236,7 @@ export async function migrateCore(knex: Knex, tables: Tables): Promise<boolean> 
   }
   for (const index of laterIndexes) await createIndexIfMissing(knex, tables, tables[index.table], tables.name(index.name), index.columns);
   await dialectFor(knex).searchIndex?.migrate(knex, tables);
+  await knex(tables.changeCounter).insert({ id: 1, seq: 0, pruned_through: 0 }).onConflict("id").ignore();
   return created === steps.length;
 }
 

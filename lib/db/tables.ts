@@ -29,6 +29,9 @@ export interface Tables {
   readonly postLinks: string;
   readonly nameLocks: string;
   readonly webhookOutbox: string;
+  /** The change log (lib/hooks/change-log.ts) and its counter row. */
+  readonly changes: string;
+  readonly changeCounter: string;
   readonly cacheTags: string;
   /** SQLite's full-text (FTS5 trigram) table over the posts. */
   readonly postsSearch: string;
@@ -58,6 +61,8 @@ export const TABLE_BASES = {
   postLinks: "post_links",
   nameLocks: "name_locks",
   webhookOutbox: "webhook_outbox",
+  changes: "changes",
+  changeCounter: "change_counter",
   cacheTags: "cache_tags",
   postsSearch: "posts_search",
   created: "calpress_tables",
@@ -90,6 +95,8 @@ export function tableNames(prefix: string = DEFAULT_TABLE_PREFIX, schema: string
     postLinks: table("postLinks"),
     nameLocks: table("nameLocks"),
     webhookOutbox: table("webhookOutbox"),
+    changes: table("changes"),
+    changeCounter: table("changeCounter"),
     cacheTags: table("cacheTags"),
     postsSearch: table("postsSearch"),
     created: table("created"),

@@ -54,6 +54,7 @@ export function postChange(action: PostAction, post: LoadedPost, previousStatus:
     status: post.status,
     previousStatus,
     language: post.language,
+    author: post.author,
     userId: userId ?? currentActor(),
     occurredAt: now.toISOString(),
     post: action === "deleted" ? null : post,
@@ -62,7 +63,7 @@ export function postChange(action: PostAction, post: LoadedPost, previousStatus:
 
 /** A deleted post, from the row it had (no loaded post left). */
 export function deletedPostChange(
-  row: { id: number; type: string; slug: string; title: string; status: string; language: string },
+  row: { id: number; type: string; slug: string; title: string; status: string; language: string; author: number | string },
   now: Date,
 ): PostChange {
   return {
@@ -76,6 +77,7 @@ export function deletedPostChange(
     status: row.status as PostStatus,
     previousStatus: row.status as PostStatus,
     language: row.language,
+    author: Number(row.author),
     userId: currentActor(),
     occurredAt: now.toISOString(),
     post: null,

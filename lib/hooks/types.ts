@@ -25,6 +25,8 @@ export interface PostChange {
   /** The status before the change (null on create). */
   previousStatus: PostStatus | null;
   language: string;
+  /** The post's author (0 for none). */
+  author: number;
   /** The user who made the change, when it was made by one (null: a system write, e.g. scheduled publishing). */
   userId: number | null;
   /** ISO 8601, when the change was recorded (inside its transaction). */

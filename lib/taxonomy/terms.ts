@@ -250,6 +250,7 @@ export class Terms implements TermsApi {
   async recountIn(termIds: number[]): Promise<void> {
     const ids = await this.lockIn(termIds);
     if (ids.length === 0) return;
+    this.e.noteRecounted(ids);
     const k = this.k;
     await k(this.e.tables.terms)
       .whereIn("id", ids)

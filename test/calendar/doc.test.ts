@@ -253,6 +253,7 @@ forEachDatabase("doc route", (target) => {
       "/categories/{id}",
       "/tags",
       "/tags/{id}",
+      "/changes",
     ]);
     for (const [key, route] of routes) {
       const expected = new Set(route.methods.map((m) => (m === "PUT" || m === "PATCH" ? "post" : m.toLowerCase())).filter((m) => m !== "head"));

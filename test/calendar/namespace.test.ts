@@ -25,6 +25,8 @@ const ROUTES = [
   "/calendar/events/v1/categories/(?P<id>\\d+)",
   "/calendar/events/v1/tags",
   "/calendar/events/v1/tags/(?P<id>\\d+)",
+  // calpress addition (issue 22): the changes feed, after the original's routes.
+  "/calendar/events/v1/changes",
 ];
 
 const LANGUAGE_ARG = { type: "string", enum: ["nl", "en", "fi", "fr", "de", "it", "no"], required: false };
@@ -97,7 +99,8 @@ forEachDatabase("namespace index", (target) => {
 
   it("shows the args of the venue, organizer and term routes as the interface declares them", () => {
     const venuesList = routes["/calendar/events/v1/venues"].endpoints[0].args;
-    expect(Object.keys(venuesList)).to.deep.equal(["page", "per_page", "search", "event", "has_events", "only_with_upcoming", "status", "i18n_language"]);
+    // After the interface's own: WordPress 5.7's modified_after / modified_before (calpress addition, issue 22).
+    expect(Object.keys(venuesList)).to.deep.equal(["page", "per_page", "search", "event", "has_events", "only_with_upcoming", "status", "modified_after", "modified_before", "i18n_language"]);
     expect(venuesList.page).to.deep.include({ type: "integer", default: 1, required: false });
     expect(venuesList.per_page).to.deep.include({ type: "integer", default: 10, required: false });
     expect(venuesList.event).to.deep.include({ type: "integer", required: false });

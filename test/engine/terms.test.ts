@@ -154,7 +154,7 @@ forEachDatabase("engine: terms", (db) => {
     const cat = await engine.terms.create({ taxonomy: "event_cat", name: "Counted" });
     const recounts: Array<{ sql: string; bindings: readonly Knex.RawBinding[] }> = [];
     const listener = (q: { sql: string; bindings?: readonly Knex.RawBinding[] }): void => {
-      if (/count/i.test(q.sql) && /^update/i.test(q.sql.trim())) recounts.push({ sql: q.sql, bindings: q.bindings ?? [] });
+      if (/count\(\*\)/i.test(q.sql) && /^update/i.test(q.sql.trim())) recounts.push({ sql: q.sql, bindings: q.bindings ?? [] });
     };
     knex.on("query", listener);
     try {

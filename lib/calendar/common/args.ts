@@ -2,6 +2,7 @@ import type { ArgSpec } from "../../routes/types";
 import type { RestRequest } from "../../routes/types";
 import type { EngineApi } from "../../engine-api";
 import { parseApiDate } from "../../dates/strtotime";
+import type { FieldCondition } from "../../posts/types";
 import { zoneForLuxon } from "../../dates/format";
 import { LANGUAGES } from "./languages";
 
@@ -104,4 +105,27 @@ export function dateArg(engine: EngineApi, description: string): ArgSpec {
       return parseApiDate(value, { zone }) !== null;
     },
   };
+}
+
+/** WordPress 5.7's `modified_after` / `modified_before`, on every post list of the namespace. */
+export const MODIFIED_ARGS = ["modified_after", "modified_before"] as const;
+export type ModifiedArg = (typeof MODIFIED_ARGS)[number];
+
+export function modifiedArgs(engine: EngineApi, what: string): Record<ModifiedArg, ArgSpec> {
+  return {
+    modified_after: dateArg(engine, `Only ${what} last modified after this date (a Unix timestamp, or a date the date parser understands, read in the site time zone).`),
+    modified_before: dateArg(engine, `Only ${what} last modified before this date (a Unix timestamp, or a date the date parser understands, read in the site time zone).`),
+  };
+}
+
+/**
+ * The condition of one of MODIFIED_ARGS on a value its argument check
+ * accepted: compared with the stored UTC modification time (seconds), so
+ * a site zone's DST change cannot shift it. Null for a value that does not
+ * parse (an in-process caller's, unchecked).
+ */
+export function modifiedCondition(name: ModifiedArg, value: string | number, siteZone: string): FieldCondition | null {
+  const at = parseApiDate(value, { zone: zoneForLuxon(siteZone) });
+  if (at === null) return null;
+  return { field: "modified_utc", op: name === "modified_after" ? ">" : "<", value: at.toUTC().toFormat("yyyy-MM-dd HH:mm:ss") };
 }

@@ -6,7 +6,7 @@ import type { RestRequest } from "../../routes/types";
 import type { ArgSpec, ArgsMap, ValidateResult } from "../../routes/types";
 import { EVENT } from "../post-types";
 import { isFilterableBy } from "../records/access";
-import { MAX_SEARCH_LENGTH, pageArgs, parseList, requestLanguage, searchProblem } from "../common/args";
+import { MAX_SEARCH_LENGTH, modifiedArgs, pageArgs, parseList, requestLanguage, searchProblem } from "../common/args";
 import { linkedKind, type LinkedPostKind } from "./kinds";
 import { kindCaps } from "./operations";
 import { coordinateRule, fieldRules, geoPairProblem, nameRule, requestableStatuses, type FieldRule } from "./validate";
@@ -120,6 +120,8 @@ export function listArgs(engine: EngineApi, kind: LinkedPostKind): ArgsMap {
       description: `Only ${k.plural} with an upcoming event the user may list.`,
     },
     status: statusListArg(engine, kind),
+    // calpress additions, after the original's arguments.
+    ...modifiedArgs(engine, k.plural),
   };
 }
 

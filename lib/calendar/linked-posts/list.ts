@@ -1,6 +1,6 @@
 import { DateTime } from "luxon";
 import type { EngineApi } from "../../engine-api";
-import type { LinkCondition, PostPage, PostQuery, PostStatus } from "../../posts/types";
+import type { FieldCondition, LinkCondition, PostPage, PostQuery, PostStatus } from "../../posts/types";
 import type { CurrentUser } from "../../users/types";
 import { EVENT } from "../post-types";
 import { linkedKind, type LinkedPostKind } from "./kinds";
@@ -23,6 +23,8 @@ export interface LinkedListOptions {
   onlyWithUpcoming?: boolean;
   /** Explicit statuses (already checked against the user's rights). */
   status?: PostStatus[];
+  /** `modified_after` / `modified_before` as conditions (common/args.ts modifiedCondition). */
+  modified?: FieldCondition[];
 }
 
 /** Events that make a venue "have events": any status but draft and pending; trashed events count (§5.1). */
@@ -78,6 +80,7 @@ export function linkedListQuery(engine: EngineApi, kind: LinkedPostKind, o: Link
     // Anonymous searchers reach protected records by name only; said explicitly, since `status` drops the visibility rule.
     query.searchAs = o.user;
   }
+  if (o.modified !== undefined && o.modified.length > 0) query.where = [...(query.where ?? []), ...o.modified];
   if (o.event !== undefined) links.push({ relation, from: [o.event] });
   if (o.hasEvents !== undefined) {
     links.push({ relation, linkedBy: { exists: o.hasEvents, type: EVENT, status: EVENT_STATUSES_FOR_HAS_EVENTS } });

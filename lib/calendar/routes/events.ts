@@ -106,6 +106,8 @@ const LIST_INPUT: { readonly [K in keyof Required<EventListInput>]: Reader<Requi
   status: asIs,
   include: asIs,
   post_parent: asNumber,
+  modified_after: asDate,
+  modified_before: asDate,
   geoloc: asBoolean,
   geoloc_lat: asCoordinate,
   geoloc_lng: asCoordinate,

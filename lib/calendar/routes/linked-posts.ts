@@ -13,7 +13,8 @@ import { samePage } from "../common/reuse";
 import type { JsonObject, RecordContext } from "../records/context";
 import { organizerRecord } from "../records/organizer";
 import { venueRecord } from "../records/venue";
-import { isTruthyFlag, NAMESPACE, perPage, requestLanguage } from "../common/args";
+import { isTruthyFlag, MODIFIED_ARGS, modifiedCondition, NAMESPACE, perPage, requestLanguage } from "../common/args";
+import type { FieldCondition } from "../../posts/types";
 import { nameLoadedPost, recordContext } from "../common/context";
 import { addressedPost, createArgs, itemArgs, listArgs, updateArgs } from "../linked-posts/args";
 import { errorCode, linkedKind, type LinkedPostKind } from "../linked-posts/kinds";
@@ -48,6 +49,14 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
     const per = perPage(req);
     const hasEventsSent = req.isSent("has_events");
     const status = Array.isArray(req.params.status) ? (req.params.status as LoadedPost["status"][]) : undefined;
+    const modified: FieldCondition[] = [];
+    const zone = await engine.options.timezone();
+    for (const name of MODIFIED_ARGS) {
+      const value = req.params[name];
+      // Checked by the argument's validation: a sent value parses.
+      const condition = req.isSent(name) && (typeof value === "string" || typeof value === "number") ? modifiedCondition(name, value, zone) : null;
+      if (condition !== null) modified.push(condition);
+    }
     const options: LinkedListOptions = {
       user: req.user,
       language,
@@ -58,6 +67,7 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
       hasEvents: hasEventsSent ? isTruthyFlag(req.params.has_events) : undefined,
       onlyWithUpcoming: isTruthyFlag(req.params.only_with_upcoming),
       status,
+      modified,
     };
     const result = await findLinkedPosts(engine, kind, options);
     if (page > 1 && result.posts.length === 0) {
@@ -67,6 +77,7 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
     if (req.isSent("event")) query.event = Number(req.params.event);
     if (hasEventsSent) query.has_events = String(req.params.has_events);
     if (status) query.status = status;
+    for (const name of MODIFIED_ARGS) if (req.isSent(name)) query[name] = String(req.params[name]);
     // languages.md §2.4: generated list URLs keep an explicit language.
     if (req.isSent("i18n_language")) query.i18n_language = String(req.params.i18n_language);
     const pages = paginate(req, { total: result.total, page, perPage: per, collectionUrl: `/${NAMESPACE}/${k.plural}/`, query });
