@@ -2,7 +2,7 @@ import type { Knex } from "knex";
 import type { Dialect } from "./db/dialects";
 import type { Tables } from "./db/tables";
 import type { CurrentUser, RoleName } from "./users/types";
-import type { LoadedPost, Post, PostInput, PostPage, PostPatch, PostQuery, PostTypeConfig } from "./posts/types";
+import type { LoadedPost, Occurrence, OccurrenceInput, Post, PostInput, PostPage, PostPatch, PostQuery, PostTypeConfig } from "./posts/types";
 import type { ChangeLogPage } from "./hooks/change-log";
 import type { Term, TermInput, TermPage, TermPatch, TermQuery, TaxonomyConfig } from "./taxonomy/types";
 
@@ -44,6 +44,15 @@ export interface EngineApi {
   readonly users: UsersApi;
   readonly posts: PostsApi;
   readonly terms: TermsApi;
+  /** Dated instances of repeating posts (lib/posts/occurrences.ts). */
+  readonly occurrences: OccurrencesApi;
+}
+
+export interface OccurrencesApi {
+  /** The post's instances, first to last. */
+  list(postId: number): Promise<Occurrence[]>;
+  /** Makes these the post's instances: rows of keys that stay keep their ids. */
+  replace(postId: number, instances: readonly OccurrenceInput[]): Promise<void>;
 }
 
 export interface OptionsApi {

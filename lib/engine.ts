@@ -13,6 +13,7 @@ import { isRetryableTransactionError } from "./engine-errors";
 import { Options, OptionsCache } from "./options/options";
 import { migrateFieldTable } from "./posts/fields";
 import { Posts } from "./posts/posts";
+import { Occurrences } from "./posts/occurrences";
 import { Registry } from "./posts/registry";
 import type { PostTypeConfig } from "./posts/types";
 import { isTransaction } from "./posts/sql";
@@ -97,6 +98,7 @@ export class Engine implements EngineApi {
   readonly users: Users;
   readonly posts: Posts;
   readonly terms: Terms;
+  readonly occurrences: Occurrences;
   /** The changes of this engine's transaction (null outside one). */
   private readonly journal: ChangeJournal | null;
   /** Terms whose count this engine's transaction recomputed (the change log names them). */
@@ -136,6 +138,7 @@ export class Engine implements EngineApi {
     this.users = new Users(this, this.shared.secret);
     this.posts = new Posts(this);
     this.terms = new Terms(this);
+    this.occurrences = new Occurrences(this);
     this.journal = this.inTransaction ? new ChangeJournal() : null;
   }
 
@@ -323,7 +326,7 @@ export class Engine implements EngineApi {
       const days = Number(await this.options.get(CHANGES_KEEP_DAYS_OPTION));
       pruneBefore = now.getTime() - (Number.isFinite(days) && days > 0 ? days : DEFAULT_CHANGES_KEEP_DAYS) * 86_400_000;
     }
-    await writeChangeLog(this.knex, this.tables, changes, this.recounted, now, pruneBefore);
+    await writeChangeLog(this.knex, this.dialect, this.tables, changes, this.recounted, now, pruneBefore);
   }
 
   /**

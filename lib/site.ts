@@ -11,6 +11,7 @@ import type { CorsOptions } from "./routes/cors";
 import { EngineError } from "./engine-errors";
 import type { RestLogger } from "./routes/types";
 import { registerCalendar } from "./calendar/plugin";
+import { extendSeries } from "./calendar/recurrence/series";
 import { isValidTimeZone } from "./dates/format";
 import { createSitePages } from "./pages";
 import { parseSiteUrl } from "./format/site-url";
@@ -280,6 +281,18 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     publishDue();
     const scheduler = setInterval(publishDue, 30_000);
     scheduler.unref();
+    // Series materialise their occurrences up to a horizon (lib/calendar/recurrence/series.ts): moved on once a UTC day.
+    let extendedOn = "";
+    let extending: Promise<unknown> = Promise.resolve();
+    const extend = (): void => {
+      const today = new Date().toISOString().slice(0, 10);
+      if (options.calendar === false || today === extendedOn) return;
+      extendedOn = today;
+      extending = extendSeries(engine, new Date()).catch((err: unknown) => options.logger?.error("extending recurring events failed", err));
+    };
+    extend();
+    const extender = setInterval(extend, 3_600_000);
+    extender.unref();
     // SQLite's advice for long-lived connections: refresh the planner
     // statistics now and then, as tables grow (a no-op elsewhere).
     const optimizer = setInterval(() => {
@@ -309,6 +322,8 @@ export async function createSite(options: SiteOptions): Promise<Site> {
         await webhooks.stop();
         clearInterval(scheduler);
         clearInterval(optimizer);
+        clearInterval(extender);
+        await extending;
         await rest.answerStore?.close();
         await close();
       },

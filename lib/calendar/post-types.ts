@@ -48,6 +48,8 @@ export const postTypes: Record<string, PostTypeConfig> = {
       /** JSON array of the cost strings as sent. */
       cost: { type: "text", default: null },
       image_id: { type: "integer", default: null },
+      /** JSON array of the RFC 5545 lines of a series (lib/calendar/recurrence); null for a single event. */
+      recurrence: { type: "text", default: null },
     },
   },
   [VENUE]: {

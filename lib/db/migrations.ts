@@ -143,6 +143,25 @@ const steps: Step[] = [
     },
   },
   {
+    // Dated instances of a repeating post (lib/posts/occurrences.ts): one row
+    // per instance, keyed by the wall clock its rule made it at. The index on
+    // (post_id, end_utc, start_utc) is the original's occurrences table's.
+    table: "occurrences",
+    create: (t, _knex, tables) => {
+      t.increments("id").primary();
+      t.integer("post_id").unsigned().notNullable().references("id").inTable(tables.posts).onDelete("CASCADE");
+      t.string("occurrence_key", DATE).notNullable();
+      t.string("start_local", DATE).notNullable();
+      t.string("end_local", DATE).notNullable();
+      t.string("start_utc", DATE).notNullable();
+      t.string("end_utc", DATE).notNullable();
+      t.integer("duration").notNullable();
+      t.unique(["post_id", "occurrence_key"], { indexName: tables.name("occurrences_key") });
+      t.index(["post_id", "end_utc", "start_utc"], tables.name("occurrences_post_dates"));
+      t.index(["start_utc"], tables.name("occurrences_start"));
+    },
+  },
+  {
     // Lock rows of "find the existing record or create it" (lib/db/name-lock.ts):
     // one row per key ever locked, e.g. a hash of (venue, language, lower(name)).
     table: "nameLocks",

@@ -27,6 +27,8 @@ export interface Tables {
   readonly terms: string;
   readonly termRelationships: string;
   readonly postLinks: string;
+  /** Dated instances of repeating posts (lib/posts/occurrences.ts). */
+  readonly occurrences: string;
   readonly nameLocks: string;
   readonly webhookOutbox: string;
   /** The change log (lib/hooks/change-log.ts) and its counter row. */
@@ -59,6 +61,7 @@ export const TABLE_BASES = {
   terms: "terms",
   termRelationships: "term_relationships",
   postLinks: "post_links",
+  occurrences: "occurrences",
   nameLocks: "name_locks",
   webhookOutbox: "webhook_outbox",
   changes: "changes",
@@ -93,6 +96,7 @@ export function tableNames(prefix: string = DEFAULT_TABLE_PREFIX, schema: string
     terms: table("terms"),
     termRelationships: table("termRelationships"),
     postLinks: table("postLinks"),
+    occurrences: table("occurrences"),
     nameLocks: table("nameLocks"),
     webhookOutbox: table("webhookOutbox"),
     changes: table("changes"),

@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import type { Dialect } from "../db/dialects";
 import type { Tables } from "../db/tables";
 import type { Change } from "./types";
 
@@ -56,6 +57,7 @@ type StoredRow = { seq: number | string; kind: string; type: string | null; obje
  */
 export async function writeChangeLog(
   trx: Knex,
+  dialect: Dialect,
   tables: Tables,
   changes: readonly Change[],
   recountedTerms: Iterable<number>,
@@ -77,10 +79,18 @@ export async function writeChangeLog(
     if (!namedTerms.has(id)) rows.push({ kind: "term", type: null, object_id: id, action: "updated", public_before: true, author: 0, occurred_at: nowMs });
   }
   if (rows.length === 0) return;
-  await trx(tables.changeCounter).where({ id: 1 }).increment("seq", rows.length);
-  const counter = (await trx(tables.changeCounter).where({ id: 1 }).first("seq")) as { seq: number | string } | undefined;
-  if (counter === undefined) throw new Error("the change log's counter row is missing (run the migration)");
-  const first = Number(counter.seq) - rows.length + 1;
+  const counter = trx(tables.changeCounter).where({ id: 1 });
+  let last: number | string | undefined;
+  if (dialect.hasReturning) {
+    // One statement where the database can say what it wrote.
+    const updated = (await counter.clone().update({ seq: trx.raw("?? + ?", ["seq", rows.length]) }).returning("seq")) as Array<{ seq: number | string }>;
+    last = updated[0]?.seq;
+  } else {
+    await counter.clone().increment("seq", rows.length);
+    last = ((await counter.clone().first("seq")) as { seq: number | string } | undefined)?.seq;
+  }
+  if (last === undefined) throw new Error("the change log's counter row is missing (run the migration)");
+  const first = Number(last) - rows.length + 1;
   const numbered = rows.map((r, i) => ({ seq: first + i, ...r }));
   // Bounded batches: SQLite caps the bound parameters of one statement.
   for (let i = 0; i < numbered.length; i += 50) await trx(tables.changes).insert(numbered.slice(i, i + 50));

@@ -207,3 +207,19 @@ export interface PostPage {
   posts: LoadedPost[];
   total: number;
 }
+
+/** An instance of a repeating post to store (lib/posts/occurrences.ts). */
+export interface OccurrenceInput {
+  /** The instance's key: the start its rule made it at (`YYYY-MM-DD HH:MM:SS`). */
+  key: string;
+  start_local: string;
+  end_local: string;
+  start_utc: string;
+  end_utc: string;
+}
+
+export interface Occurrence extends OccurrenceInput {
+  /** The row's own id, stable while its key stays. */
+  id: number;
+  postId: number;
+}

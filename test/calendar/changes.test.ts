@@ -209,10 +209,10 @@ forEachDatabase("changes feed", (db) => {
     const { knex, tables } = t.site.engine;
     const change = (id: number) => termChange("updated", { id, taxonomy: "post_tag", name: "x", slug: "x", description: "", parent: 0, count: 0, termGroup: 0, language: "en", translationGroup: null }, new Date());
     const first = await knex.transaction();
-    await writeChangeLog(first, tables, [change(900001)], [], new Date(), null);
+    await writeChangeLog(first, t.site.engine.dialect, tables, [change(900001)], [], new Date(), null);
     let secondDone = false;
     const second = knex.transaction(async (trx) => {
-      await writeChangeLog(trx, tables, [change(900002)], [], new Date(), null);
+      await writeChangeLog(trx, t.site.engine.dialect, tables, [change(900002)], [], new Date(), null);
       secondDone = true;
     });
     await new Promise((resolve) => setTimeout(resolve, 300));

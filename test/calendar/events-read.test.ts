@@ -26,8 +26,12 @@ forEachDatabase("GET /events/{id} and /events/by-slug/{slug}", (db) => {
       "rest_url", "title", "description", "excerpt", "slug", "image", "all_day", "start_date", "start_date_details",
       "end_date", "end_date_details", "utc_start_date", "utc_start_date_details", "utc_end_date", "utc_end_date_details",
       "timezone", "timezone_abbr", "cost", "cost_details", "website", "show_map", "show_map_link", "hide_from_listings",
-      "sticky", "featured", "categories", "tags", "venue", "organizer", "custom_fields", "json_ld",
+      "sticky", "featured", "categories", "tags", "venue", "organizer", "custom_fields",
+      // calpress additions (issue 22).
+      "recurrence", "series_id", "json_ld",
     ]);
+    expect(e.recurrence).to.deep.equal([]);
+    expect(e.series_id).to.equal(null);
     expect(e.id).to.equal(id);
     expect(e.global_id).to.equal(`127.0.0.1?id=${id}`);
     expect(e.global_id_lineage).to.deep.equal([e.global_id]);

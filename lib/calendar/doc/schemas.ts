@@ -191,6 +191,8 @@ const Event: JsonObject = {
     venue: { description: "The venue, or an empty list.", oneOf: [ref("Venue"), arrayOf(ref("Venue"), "Several or none.")] },
     organizer: arrayOf(ref("Organizer"), "Organizers, in link order."),
     custom_fields: arrayOf({ type: "object" }, "Always empty."),
+    recurrence: arrayOf({ type: "string" }, "calpress addition: the RFC 5545 lines (RRULE, RDATE, EXDATE) of a series; [] for a single event."),
+    series_id: { type: "integer", nullable: true, description: "calpress addition: the series this event is an occurrence of; null otherwise." },
     json_ld: jsonLd,
   },
 };

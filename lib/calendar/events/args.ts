@@ -63,6 +63,11 @@ const WRITE_DOCS: Readonly<Record<WriteField, FieldDoc>> = {
   tags: { docType: LIST_OF_IDS, items: { type: "integer" }, default: null, description: "The event tags: IDs, slugs or names (new names create tags). At most 100 items; one write creates at most 50 new categories and tags together." },
   venue: { docType: LIST_OF_IDS, items: { type: "integer" }, default: null, description: "The event venue: an ID, {\"id\": ID}, or venue data to create one; empty to unlink." },
   organizer: { docType: LIST_OF_IDS, items: { type: "integer" }, default: null, description: "The event organizers: IDs, {\"id\": ID} objects or organizer data, alone or in a list (at most 100); empty to unlink." },
+  recurrence: {
+    docType: { type: "array", items: { type: "string" } },
+    description:
+      "calpress addition: the RFC 5545 lines that make the event a series (RRULE, RDATE, EXDATE), as Google Calendar takes them; rules are expanded in the event's time zone on its wall clock. [] makes it a single event again; omitted on update, kept.",
+  },
 };
 
 /** Date fields: a Unix timestamp may also come as a JSON number (the original's strval sanitiser), so they sanitise instead of type-checking. */

@@ -49,6 +49,8 @@ import {
 } from "./errors";
 import { newTermBudget, parseLinkedValue, resolveLinkedRefs, resolveTermIds, termItems, termLockParts, type LinkedRef, type TermItems } from "./linked";
 import { applyDateBounds, clampPerPage, eventListParams, ListLookups, type EventListInput, type ListContext, type ListDraft, type ListParam } from "./list-query";
+import { parseRecurrence, RecurrenceError } from "../recurrence/rules";
+import { recurrenceFieldValue, storedRecurrence, syncSeries } from "../recurrence/series";
 import { FLAG_FIELDS, REQUIRED_ON_CREATE, WRITE_FIELDS, WRITE_RULES, WRITE_SANITIZERS } from "./rules";
 import { checkAuthorAssignment } from "../common/author";
 
@@ -94,6 +96,8 @@ export interface EventWriteInput {
   venue?: unknown;
   /** IDs, `{id}` objects and organizer data, alone or in a list; an empty value unlinks all. */
   organizer?: unknown;
+  /** RFC 5545 lines (lib/calendar/recurrence/rules.ts); `[]` makes a single event. */
+  recurrence?: unknown;
 }
 
 export interface WriteOptions {
@@ -410,6 +414,7 @@ async function prepareWrite(
     // The original's update stores "" for an omitted website (match): the record then shows "".
     fields.website = "";
   }
+  if (sent(input.recurrence)) fields.recurrence = recurrenceFieldValue(parseRecurrence(input.recurrence));
   if (sent(input.cost)) {
     const cost = normaliseCostInput(input.cost)
       .map((value) => cleaned("cost", value, user))
@@ -492,6 +497,7 @@ function engineFieldArg(err: { data?: Record<string, unknown> }, fallback: strin
  * rule), which is still the client's input and never a 500.
  */
 function inputError(err: unknown): RestError | undefined {
+  if (err instanceof RecurrenceError) return invalidParam("recurrence", err.message);
   if (isEngineError(err, "invalid_user")) return invalidParam("author", "The author must be the ID of an existing user.");
   if (isEngineError(err, "invalid_status")) return invalidParam("status", "The status is not allowed for events.");
   if (isEngineError(err, "invalid_date")) return invalidParam(engineFieldArg(err, "date"), "Invalid date.");
@@ -523,7 +529,9 @@ export async function createEvent(engine: EngineApi, input: EventWriteInput, use
         language,
         ...relations,
       };
-      return tx.posts.create(post, user);
+      const created = await tx.posts.create(post, user);
+      await syncSeries(tx, created, false, nowOf(tx).toJSDate());
+      return created;
     });
   } catch (err) {
     throw inputError(err) ?? err;
@@ -569,7 +577,9 @@ export async function updateEvent(
   try {
     return await engine.write(async (tx) => {
       const relations = await resolveRelations(tx, prepared, { user, language, fetch: opts.fetch });
-      return tx.posts.update(id, { ...prepared.patch, ...relations }, user);
+      const updated = await tx.posts.update(id, { ...prepared.patch, ...relations }, user);
+      await syncSeries(tx, updated, storedRecurrence(current).length > 0, nowOf(tx).toJSDate());
+      return updated;
     });
   } catch (err) {
     const bad = inputError(err);

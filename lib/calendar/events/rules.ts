@@ -12,6 +12,7 @@ import { authorRule, isAbsoluteUrl, statusRule } from "../linked-posts/validate"
 import { EVENT, postTypes } from "../post-types";
 import { nonEmptyString } from "../common/args";
 import { isParseableDate, isStorableDate } from "./dates";
+import { parseRecurrence, RecurrenceError } from "../recurrence/rules";
 import { isListValue, MAX_LIST_ITEMS_PER_WRITE, MAX_TERM_NAME_LENGTH, termItems, validateLinkedValue } from "./linked";
 
 export type FieldRule = (value: unknown, engine: EngineApi) => Promise<string | null> | string | null;
@@ -42,6 +43,8 @@ export const WRITE_FIELDS = [
   "tags",
   "venue",
   "organizer",
+  // calpress addition (issue 22), after the original's fields.
+  "recurrence",
 ] as const;
 export type WriteField = (typeof WRITE_FIELDS)[number];
 
@@ -125,6 +128,15 @@ export const WRITE_RULES: Readonly<Record<WriteField, FieldRule>> = {
   organizer: async (value, engine) => {
     const parsed = await validateLinkedValue(engine, "organizer", value);
     return "error" in parsed ? parsed.error : null;
+  },
+  recurrence: (value) => {
+    try {
+      parseRecurrence(value);
+      return null;
+    } catch (err) {
+      if (err instanceof RecurrenceError) return err.message;
+      throw err;
+    }
   },
 };
 

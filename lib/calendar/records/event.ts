@@ -13,6 +13,7 @@ import { embeddedRecord } from "./embedded";
 import { hasContentAccess, isPublicPage } from "./access";
 import { maskProtected } from "./mask";
 import { postUrl } from "./urls";
+import { storedRecurrence } from "../recurrence/series";
 
 export function storedCost(raw: unknown): string[] {
   if (typeof raw !== "string" || raw === "") return [];
@@ -83,6 +84,10 @@ export function eventRecord(post: LoadedPost, ctx: RecordContext): JsonObject {
     venue: venues.length === 0 ? [] : venues.length === 1 ? venues[0] : venues,
     organizer: organizers,
     custom_fields: [],
+    // calpress additions (issue 22): a series' RFC 5545 lines ([] for a single event), and the series an
+    // occurrence belongs to (null: the event is not an occurrence of another).
+    recurrence: storedRecurrence(post),
+    series_id: null,
   };
   if (withJsonLd) record.json_ld = eventJsonLd(post, record, zone);
   return hasContentAccess(post, ctx) ? record : maskProtected(record);

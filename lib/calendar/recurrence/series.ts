@@ -1,0 +1,103 @@
+/**
+ * An event with a `recurrence` is a series: its lines are stored with it
+ * (the typed field `recurrence`, a JSON array of the normalised lines) and
+ * its occurrences, the series' own start first, are materialised in the
+ * engine's occurrences table up to the horizon, in the same transaction as
+ * the write that changed them. A single event has none.
+ *
+ * The horizon is the site option `recurrence_horizon_days` (default 730,
+ * at most 3650) after now; `extendSeries` moves it on as time passes.
+ */
+import type { EngineApi } from "../../engine-api";
+import { POST_STATUSES, type LoadedPost } from "../../posts/types";
+import type { OccurrenceInput } from "../../posts/types";
+import { EVENT } from "../post-types";
+import { expandSeries, horizonWall } from "./expand";
+import { parseRecurrence, RecurrenceError, type ParsedRecurrence } from "./rules";
+
+export const RECURRENCE_HORIZON_OPTION = "recurrence_horizon_days";
+export const DEFAULT_HORIZON_DAYS = 730;
+const MAX_HORIZON_DAYS = 3650;
+
+/** The stored lines of an event (none for a single event). */
+export function storedRecurrence(post: LoadedPost): string[] {
+  const raw = post.fields.recurrence;
+  if (typeof raw !== "string" || raw === "") return [];
+  try {
+    const lines: unknown = JSON.parse(raw);
+    return Array.isArray(lines) ? lines.filter((l): l is string => typeof l === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The field value that stores `lines` (null: not a series). */
+export function recurrenceFieldValue(parsed: ParsedRecurrence): string | null {
+  return parsed.lines.length > 0 ? JSON.stringify(parsed.lines) : null;
+}
+
+export async function horizonDays(engine: EngineApi): Promise<number> {
+  const days = Number(await engine.options.get(RECURRENCE_HORIZON_OPTION));
+  return Number.isInteger(days) && days > 0 ? Math.min(days, MAX_HORIZON_DAYS) : DEFAULT_HORIZON_DAYS;
+}
+
+/** The occurrences an event should have now (none for a single event). Throws RecurrenceError for a series past the bound. */
+export function seriesOccurrences(post: LoadedPost, now: Date, days: number, siteZone: string): OccurrenceInput[] {
+  const lines = storedRecurrence(post);
+  if (lines.length === 0) return [];
+  const f = post.fields;
+  const zone = typeof f.timezone === "string" && f.timezone !== "" ? f.timezone : siteZone;
+  if (typeof f.start_local !== "string" || typeof f.end_local !== "string") throw new RecurrenceError("a series needs a start and an end date.");
+  const base = { startLocal: f.start_local, endLocal: f.end_local, zone, allDay: f.all_day === true };
+  return expandSeries(parseRecurrence(lines), base, horizonWall(now, days, zone)).map((o) => ({ key: o.key, ...o.times }));
+}
+
+/**
+ * Makes the stored occurrences of `post` what its fields say, on the engine
+ * given (the write's transaction). `wasSeries`: the event had stored lines
+ * before this write (a single event that stays single reads nothing).
+ */
+export async function syncSeries(engine: EngineApi, post: LoadedPost, wasSeries: boolean, now: Date): Promise<void> {
+  if (post.type !== EVENT) return;
+  const instances = seriesOccurrences(post, now, await horizonDays(engine), await engine.options.timezone());
+  if (instances.length > 0 || wasSeries) await engine.occurrences.replace(post.id, instances);
+}
+
+/** Whether the series' occurrences before `horizon` (a UTC date) are all there already: its rules end before it. */
+function endsBefore(lines: string[], horizonDay: string): boolean {
+  const parsed = parseRecurrence(lines);
+  const day = (d: { year: number; month: number; day: number }): string =>
+    `${String(d.year).padStart(4, "0")}-${String(d.month).padStart(2, "0")}-${String(d.day).padStart(2, "0")}`;
+  // COUNT ends somewhere: expanded again only when the horizon passes it (rare and cheap); treated as open.
+  return parsed.rules.every((r) => r.until !== undefined && day(r.until) < horizonDay) && parsed.rdates.every((d) => day(d) < horizonDay);
+}
+
+/**
+ * Moves every open series' occurrences on to the current horizon (run daily
+ * by the serving process; idempotent, so several processes may run it).
+ * Returns how many series were looked at again.
+ */
+export async function extendSeries(engine: EngineApi, now: Date): Promise<number> {
+  const days = await horizonDays(engine);
+  const horizonDay = new Date(now.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+  let extended = 0;
+  for (let page = 1; ; page++) {
+    const { ids } = await engine.posts.findIds({ type: EVENT, status: [...POST_STATUSES], where: [{ field: "recurrence", op: "not null" }], orderBy: [{ field: "id", dir: "asc" }], page, perPage: 500, noTotal: true });
+    for (const id of ids) {
+      await engine.write(async (tx) => {
+        const post = await tx.posts.get(id);
+        if (!post || post.type !== EVENT) return;
+        const lines = storedRecurrence(post);
+        if (lines.length === 0 || endsBefore(lines, horizonDay)) return;
+        extended++;
+        try {
+          await syncSeries(tx, post, true, now);
+        } catch (err) {
+          // A rule that now makes too many occurrences keeps the ones it has (they were valid when written).
+          if (!(err instanceof RecurrenceError)) throw err;
+        }
+      });
+    }
+    if (ids.length < 500) return extended;
+  }
+}
