@@ -47,6 +47,30 @@ forEachDatabase("recurring events: series through the API", (db) => {
     expect(await occurrences(t, single.body.id)).to.deep.equal([]);
   });
 
+  it("says how a series repeats in its JSON-LD (schema.org eventSchedule)", async () => {
+    const t = site();
+    const res = await t.post("/events", {
+      as: "editor",
+      json: { ...WEEKLY_ROME, title: "Meetup", recurrence: ["RRULE:FREQ=MONTHLY;INTERVAL=2;BYDAY=-1FR;UNTIL=20271231", "EXDATE:20270430T190000"] },
+    });
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    const read = await t.get(`/events/${res.body.id}`);
+    expect(read.body.json_ld.eventSchedule).to.deep.equal({
+      "@type": "Schedule",
+      repeatFrequency: "P2M",
+      startDate: "2027-03-16",
+      startTime: "19:00:00",
+      endTime: "21:00:00",
+      scheduleTimezone: "Europe/Rome",
+      byDay: ["https://schema.org/Friday"],
+      byMonthWeek: -1,
+      endDate: "2027-12-31",
+      exceptDate: ["2027-04-30"],
+    });
+    const single = await t.get(`/events/${(await t.post("/events", { as: "editor", json: { ...WEEKLY_ROME, recurrence: [] } })).body.id}`);
+    expect(single.body.json_ld).to.not.have.property("eventSchedule");
+  });
+
   it("refuses malformed or unsupported lines with a 400 naming recurrence, and writes nothing", async () => {
     const t = site();
     const before = await postCount(t);
@@ -124,4 +148,56 @@ forEachDatabase("recurring events: series through the API", (db) => {
     ]);
     await t.site.engine.options.set(RECURRENCE_HORIZON_OPTION, "");
   });
+});
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const ICAL = require("ical.js") as typeof import("ical.js").default;
+
+forEachDatabase("recurring events: the iCal feed writes a series as its rules", (db) => {
+  const site = useSite(db);
+
+  const SERIES: Array<{ name: string; body: Record<string, unknown> }> = [
+    {
+      name: "weekly in Rome across DST, an EXDATE with TZID, a floating RDATE and a UTC UNTIL",
+      body: { timezone: "Europe/Rome", start_date: "2027-03-02 19:00:00", end_date: "2027-03-02 21:00:00", recurrence: ["RRULE:FREQ=WEEKLY;UNTIL=20270601T000000Z", "EXDATE;TZID=Europe/Rome:20270406T190000", "RDATE:20270408T180000"] },
+    },
+    {
+      name: "the last weekday of each month in New York, a date EXDATE and a date UNTIL",
+      body: { timezone: "America/New_York", start_date: "2027-01-29 08:30:00", end_date: "2027-01-29 09:00:00", recurrence: ["RRULE:FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1;UNTIL=20271231", "EXDATE;VALUE=DATE:20270430"] },
+    },
+    {
+      name: "an all-day yearly holiday with COUNT",
+      body: { timezone: "Europe/Rome", all_day: true, start_date: "2027-01-06", end_date: "2027-01-06", recurrence: ["RRULE:FREQ=YEARLY;COUNT=2"] },
+    },
+    {
+      name: "a fixed-offset zone, written in UTC",
+      body: { timezone: "UTC+2", start_date: "2027-05-03 10:00:00", end_date: "2027-05-03 11:00:00", recurrence: ["RRULE:FREQ=DAILY;COUNT=3", "EXDATE:20270504T100000"] },
+    },
+  ];
+
+  for (const { name, body } of SERIES) {
+    it(`expands to the API's occurrences when read back with ical.js: ${name}`, async () => {
+      const t = site();
+      const created = await t.post("/events", { as: "editor", json: { title: `Feed series: ${name}`, status: "publish", ...body } });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      const feed = await t.get("/events.ics", { query: { include: created.body.id } });
+      expect(feed.status, feed.text).to.equal(200);
+      const calendar = new ICAL.Component(ICAL.parse(feed.text));
+      ICAL.TimezoneService.reset();
+      for (const vtimezone of calendar.getAllSubcomponents("vtimezone")) ICAL.TimezoneService.register(vtimezone);
+      const vevents = calendar.getAllSubcomponents("vevent");
+      expect(vevents).to.have.length(1);
+      const event = new ICAL.Event(vevents[0]);
+      expect(event.isRecurring()).to.equal(true);
+      const fromFeed: string[] = [];
+      const iterator = event.iterator();
+      for (let next = iterator.next(); next && fromFeed.length < 100; next = iterator.next()) {
+        const at = next.isDate ? next.toString().slice(0, 10) : new Date(next.toUnixTime() * 1000).toISOString().slice(0, 19).replace("T", " ");
+        fromFeed.push(at);
+      }
+      const stored = (await t.site.engine.occurrences.list(created.body.id)).map((o) => (body.all_day === true ? o.start_local.slice(0, 10) : o.start_utc));
+      expect(stored.length).to.be.greaterThan(1);
+      expect(fromFeed).to.deep.equal(stored);
+    });
+  }
 });

@@ -14,6 +14,7 @@ import { plainText } from "../../format/plain-text";
 import type { Json, JsonObject } from "../records/context";
 import { str } from "../records/common";
 import { hasVtimezone, vtimezoneGenerator } from "./vtimezone";
+import { feedRecurrence } from "../recurrence/ical";
 
 export const ICAL_CONTENT_TYPE = "text/calendar; charset=utf-8";
 
@@ -93,6 +94,9 @@ function eventData(record: JsonObject, site: FeedSite): ICalEventData {
   };
   // Timed events in an IANA zone are written as local time with a TZID (and a VTIMEZONE); fixed offsets (`UTC+2`) and UTC in UTC.
   if (!allDay && hasVtimezone(zone)) data.timezone = zone;
+  // A series is one VEVENT with its rules (lib/calendar/recurrence/ical.ts).
+  const series = recurrenceOf(record);
+  if (series !== null) data.repeating = series.lines.join("\n");
   const description = plainParagraphs(str(record.description));
   if (description !== "") data.description = description;
   const where = location(record);
@@ -102,9 +106,20 @@ function eventData(record: JsonObject, site: FeedSite): ICalEventData {
   return data;
 }
 
-/** The years an event's dates fall in (the VTIMEZONE observances must cover them). */
+/** A series' lines for the feed, or null for a single event (or a masked record, which shows none). */
+function recurrenceOf(record: JsonObject): { lines: string[]; lastYear: number } | null {
+  const lines = Array.isArray(record.recurrence) ? record.recurrence.filter((l): l is string => typeof l === "string") : [];
+  if (lines.length === 0) return null;
+  const zone = str(record.timezone);
+  const allDay = record.all_day === true;
+  return feedRecurrence(lines, str(record.start_date), zone, allDay, !allDay && hasVtimezone(zone) ? zone : null);
+}
+
+/** The years an event's dates fall in, a series' up to its last (the VTIMEZONE observances must cover them). */
 function years(record: JsonObject): number[] {
-  return [str(record.start_date), str(record.end_date)].map((date) => Number(date.slice(0, 4))).filter((year) => Number.isInteger(year) && year > 0);
+  const own = [str(record.start_date), str(record.end_date)].map((date) => Number(date.slice(0, 4))).filter((year) => Number.isInteger(year) && year > 0);
+  const series = recurrenceOf(record);
+  return series === null ? own : [...own, series.lastYear];
 }
 
 /** The iCalendar text of a page of event records, in the list's order. */

@@ -14,6 +14,7 @@ import { hasContentAccess, isPublicPage } from "./access";
 import { maskProtected } from "./mask";
 import { postUrl } from "./urls";
 import { storedRecurrence } from "../recurrence/series";
+import { eventSchedules } from "../recurrence/json-ld";
 
 export function storedCost(raw: unknown): string[] {
   if (typeof raw !== "string" || raw === "") return [];
@@ -123,6 +124,12 @@ function eventJsonLd(post: LoadedPost, record: JsonObject, zone: string): JsonOb
     });
   if (people.length === 1) ld.organizer = people[0];
   else if (people.length > 1) ld.organizer = people;
+  // calpress addition (issue 22): a series says how it repeats.
+  const recurrence = Array.isArray(record.recurrence) ? record.recurrence.filter((l): l is string => typeof l === "string") : [];
+  if (recurrence.length > 0) {
+    const schedules = eventSchedules(recurrence, str(record.start_date), str(record.end_date), zone, record.all_day === true);
+    ld.eventSchedule = schedules.length === 1 ? schedules[0] : schedules;
+  }
   ld.performer = "Organization";
   const details = record.cost_details as JsonObject;
   const values = Array.isArray(details.values) ? details.values : [];

@@ -1,0 +1,61 @@
+/**
+ * A series' schema.org `eventSchedule` (https://schema.org/Schedule), one
+ * per RRULE: the frequency as an ISO 8601 duration, weekdays as schema.org
+ * day URLs, month days, months, `byMonthWeek` for one ordinal weekday
+ * (`1MO`, `-1FR`), COUNT as `repeatCount`, UNTIL as `endDate`, EXDATEs as
+ * `exceptDate`. What Schedule cannot say (BYSETPOS, BYYEARDAY, BYWEEKNO,
+ * mixed ordinals) is left out: search engines read the occurrences' own
+ * Event entries for the exact dates.
+ */
+import type { JsonObject } from "../records/context";
+import { parseRecurrence, type RuleDate } from "./rules";
+
+const FREQ_UNIT: Readonly<Record<string, string>> = { DAILY: "D", WEEKLY: "W", MONTHLY: "M", YEARLY: "Y" };
+const DAYS: Readonly<Record<string, string>> = {
+  MO: "https://schema.org/Monday",
+  TU: "https://schema.org/Tuesday",
+  WE: "https://schema.org/Wednesday",
+  TH: "https://schema.org/Thursday",
+  FR: "https://schema.org/Friday",
+  SA: "https://schema.org/Saturday",
+  SU: "https://schema.org/Sunday",
+};
+
+function isoDate(d: RuleDate): string {
+  return `${String(d.year).padStart(4, "0")}-${String(d.month).padStart(2, "0")}-${String(d.day).padStart(2, "0")}`;
+}
+
+function part(rule: string, name: string): string | undefined {
+  return new RegExp(`(?:^|;)${name}=([^;]*)`).exec(rule)?.[1];
+}
+
+/** The schedules of a series' stored lines; `start`/`end`: its own wall clocks; `zone`: its time zone. */
+export function eventSchedules(lines: readonly string[], start: string, end: string, zone: string, allDay: boolean): JsonObject[] {
+  const parsed = parseRecurrence([...lines]);
+  const exceptDate = parsed.exdates.map(isoDate);
+  return parsed.rules.map((rule) => {
+    const schedule: JsonObject = {
+      "@type": "Schedule",
+      repeatFrequency: `P${part(rule.text, "INTERVAL") ?? "1"}${FREQ_UNIT[rule.freq]}`,
+      startDate: start.slice(0, 10),
+    };
+    if (!allDay) {
+      schedule.startTime = start.slice(11);
+      schedule.endTime = end.slice(11);
+    }
+    schedule.scheduleTimezone = zone;
+    const byDay = part(rule.text, "BYDAY")?.split(",") ?? [];
+    const ordinals = byDay.map((d) => /^([+-]?\d+)?([A-Z]{2})$/.exec(d)).filter((m) => m !== null);
+    if (ordinals.length > 0) schedule.byDay = ordinals.map((m) => DAYS[m[2]]);
+    const weeks = [...new Set(ordinals.map((m) => m[1]).filter((n) => n !== undefined))];
+    if (weeks.length === 1 && ordinals.every((m) => m[1] !== undefined)) schedule.byMonthWeek = Number(weeks[0]);
+    const monthDays = part(rule.text, "BYMONTHDAY");
+    if (monthDays !== undefined) schedule.byMonthDay = monthDays.split(",").map(Number);
+    const months = part(rule.text, "BYMONTH");
+    if (months !== undefined) schedule.byMonth = months.split(",").map(Number);
+    if (rule.count !== undefined) schedule.repeatCount = rule.count;
+    if (rule.until !== undefined) schedule.endDate = isoDate(rule.until);
+    if (exceptDate.length > 0) schedule.exceptDate = exceptDate;
+    return schedule;
+  });
+}
