@@ -6,6 +6,7 @@ import { registerLinkedPostRoutes } from "./routes/linked-posts";
 import { registerTermRoutes } from "./routes/terms";
 import { registerDocRoute } from "./routes/doc";
 import { registerChangesRoute } from "./routes/changes";
+import { registerImportRoute } from "./routes/import";
 
 export type { CalendarHost } from "./host";
 
@@ -25,4 +26,5 @@ export function registerCalendar(host: CalendarHost): void {
   registerTermRoutes(host, "categories");
   registerTermRoutes(host, "tags");
   registerChangesRoute(host);
+  registerImportRoute(host);
 }

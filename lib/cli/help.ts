@@ -8,6 +8,7 @@ Commands:
   fixture generate      write deterministic synthetic data for benchmarks
   user add <login>      create a user (or change its role) and add an application password
   option get|set        read or write a site option (e.g. webhook_url, webhook_secret)
+  import ics <file|url> bring events in from an iCalendar file (Google, Apple, Outlook…)
 
 Run "calpress <command> --help" for the options of a command; "calpress --version" (-v) prints the version.`,
   serve: `Usage: calpress serve [--port 8080] [--host 127.0.0.1] [--db <target>]
@@ -69,6 +70,15 @@ Run "calpress <command> --help" for the options of a command; "calpress --versio
   One with fewer than 16 letters and digits is accepted with a warning (tests and demos).
   Environment: CALPRESS_SECRET (see calpress serve --help) must be the same as the server's.
 
+  --table-prefix  prefix of every table calpress creates (default cp_), as in serve`,
+  import: `Usage: calpress import ics <file|url> --db <target> [--as <login>] [--table-prefix cp_]
+
+  Creates or updates (by UID) an event for each VEVENT of the file: title, description,
+  dates and time zones, all-day, location (venue), organizer, categories, URL and
+  recurrence with its exceptions. Prints what was created, updated and skipped, and why.
+  A URL is fetched from public hosts only, at most 10 MiB.
+
+  --as            the user who imports (default: the first administrator)
   --table-prefix  prefix of every table calpress creates (default cp_), as in serve`,
   option: `Usage: calpress option get <name> --db <target> [--table-prefix cp_]
        calpress option set <name> <value> --db <target> [--table-prefix cp_]

@@ -18,6 +18,8 @@ import { tableNames, TableNameError } from "../db/tables";
 import { isEngineError } from "../engine-errors";
 import { DbTargetError, describeTarget } from "../db/target";
 import { CALPRESS_VERSION } from "../version";
+import { fetchIcs, importIcs } from "../calendar/import/ics";
+import type { UserRecord } from "../engine-api";
 import { parseSiteUrl } from "../format/site-url";
 
 export const DEFAULT_DB = "./data/calpress.sqlite";
@@ -44,6 +46,8 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
         return await user(rest, io);
       case "option":
         return await option(rest, io);
+      case "import":
+        return await importCommand(rest, io);
       case "--version":
       case "-v":
         io.out(CALPRESS_VERSION);
@@ -380,6 +384,62 @@ async function fixture(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   throw new UsageError(sub ? `unknown fixture command: ${sub}` : "fixture needs load or generate");
+}
+
+/**
+ * `calpress import ics <file|url> --db <target> [--as <login>]`: an
+ * iCalendar file into the site as an administrator (the first one unless
+ * --as names another user who may create events). A URL is fetched under
+ * the default policy (public hosts only).
+ */
+async function importCommand(argv: string[], io: CliIO): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === "--help" || sub === "-h") {
+    io.out(HELP.import);
+    return 0;
+  }
+  if (sub !== "ics") throw new UsageError(sub ? `unknown import format: ${sub} (ics is the one there is)` : "import needs a format: ics");
+  const p = parse(rest, { db: { type: "string" }, as: { type: "string" }, "table-prefix": { type: "string" } }, 1);
+  if (wantsHelp(p, "import", io)) return 0;
+  const source = p.positionals[0];
+  if (!source) throw new UsageError("import ics needs a file or an http(s) URL");
+  const db = required(p, "db");
+  let text: string;
+  if (/^https?:\/\//i.test(source)) {
+    const fetched = await fetchIcs(source);
+    if ("error" in fetched) throw new Error(fetched.error);
+    text = fetched.text;
+  } else {
+    if (!fs.existsSync(source)) throw new UsageError(`no such file: ${source}`);
+    text = fs.readFileSync(source, "utf8");
+  }
+  const site = await createSite({ db, tablePrefix: tablePrefix(p), webhooks: false, pages: false });
+  try {
+    const { engine } = site;
+    const login = str(p, "as");
+    const record = login !== undefined ? await engine.users.byLogin(login) : await firstAdministrator(site);
+    if (!record) throw new UsageError(login !== undefined ? `no user ${login}` : "the site has no administrator: add one with calpress user add <login> --role administrator");
+    const user = engine.users.currentUser(record);
+    const tty = io === defaultIO && process.stderr.isTTY === true;
+    const report = await importIcs(engine, text, user, {
+      onProgress: (done, total) => {
+        if (tty) process.stderr.write(`\r\x1b[2Kimporting ${done}/${total}${done === total ? "\n" : ""}`);
+      },
+    });
+    io.out(`imported ${source}: ${report.created.length} created, ${report.updated.length} updated, ${report.skipped.length} skipped`);
+    for (const e of report.created) io.out(`  created ${e.id} ${e.title} (${e.uid})`);
+    for (const e of report.updated) io.out(`  updated ${e.id} ${e.title} (${e.uid})`);
+    for (const e of report.skipped) io.out(`  skipped ${e.title || "(untitled)"} (${e.uid ?? "no UID"}): ${e.reason}`);
+  } finally {
+    await site.close();
+  }
+  return 0;
+}
+
+async function firstAdministrator(site: Site): Promise<UserRecord | undefined> {
+  const { knex, tables } = site.engine;
+  const row = (await knex(tables.users).where({ role: "administrator" }).orderBy("id").first("id")) as { id: number | string } | undefined;
+  return row === undefined ? undefined : site.engine.users.get(Number(row.id));
 }
 
 /** The generated users and their known application passwords: without them nobody can log in to the new site. */

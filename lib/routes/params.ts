@@ -114,7 +114,12 @@ export interface BodySources {
   json: ParamMap;
   jsonError?: RestError;
   form: ParamMap;
+  /** The text of a document body (TEXT_BODY_TYPES), for routes that take one (an iCalendar import). */
+  text?: string;
 }
+
+/** Media types whose body a route reads as a document (`RestRequest.bodyText`), not as parameters. */
+export const TEXT_BODY_TYPES: ReadonlySet<string> = new Set(["text/calendar"]);
 
 /**
  * Splits a request body by content type: JSON (any method) or a form body (a
@@ -136,6 +141,8 @@ export function decodeBody(contentType: string | undefined, raw: Buffer | undefi
   } else if (type === undefined || type === "application/x-www-form-urlencoded") {
     if (preParsed) sources.form = preParsed;
     else if (raw && raw.length > 0) sources.form = parseBracketString(raw.toString("utf8"));
+  } else if (TEXT_BODY_TYPES.has(type) && raw) {
+    sources.text = raw.toString("utf8");
   }
   return sources;
 }

@@ -41,6 +41,7 @@ export class ServerRequest implements RestRequest {
   readonly params: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   /** A JSON body that did not parse: reported once the route is known (WordPress `has_valid_params()`). */
   readonly jsonError: RestError | undefined;
+  readonly bodyText: string | undefined;
   /** The cache tags named by `dependsOn`. */
   readonly dependencies = new Set<number>();
   /** The check given to `reuseWhile` (undefined: none). */
@@ -55,6 +56,7 @@ export class ServerRequest implements RestRequest {
     this.user = init.user;
     this.urls = init.urls;
     this.jsonError = init.body.jsonError;
+    this.bodyText = init.body.text;
     this.ownHeaders = init.headers;
     this.sources = {
       json: init.body.json,

@@ -60,6 +60,8 @@ export interface RestRequest<P extends object = Record<string, unknown>> {
   readonly urls: RestUrls;
   /** The underlying Express request (headers, ip…). */
   readonly http: ExpressRequest;
+  /** The body of a document request (`Content-Type: text/calendar`), as text; undefined otherwise. */
+  readonly bodyText?: string;
   param(name: string): unknown;
   /** The source the effective value came from; `undefined` when not sent (defaults do not count). */
   sentIn(name: string): ParamSource | undefined;

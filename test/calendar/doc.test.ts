@@ -254,6 +254,7 @@ forEachDatabase("doc route", (target) => {
       "/tags",
       "/tags/{id}",
       "/changes",
+      "/import",
     ]);
     for (const [key, route] of routes) {
       const expected = new Set(route.methods.map((m) => (m === "PUT" || m === "PATCH" ? "post" : m.toLowerCase())).filter((m) => m !== "head"));

@@ -25,8 +25,9 @@ const ROUTES = [
   "/calendar/events/v1/categories/(?P<id>\\d+)",
   "/calendar/events/v1/tags",
   "/calendar/events/v1/tags/(?P<id>\\d+)",
-  // calpress addition (issue 22): the changes feed, after the original's routes.
+  // calpress additions (issue 22): the changes feed and the iCalendar import, after the original's routes.
   "/calendar/events/v1/changes",
+  "/calendar/events/v1/import",
 ];
 
 const LANGUAGE_ARG = { type: "string", enum: ["nl", "en", "fi", "fr", "de", "it", "no"], required: false };

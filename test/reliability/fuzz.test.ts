@@ -21,11 +21,11 @@ describe("reliability: fuzzing every route (short seeded pass, SQLite)", functio
 
   before(async () => {
     // With the book example's namespace: routes a host adds are found in the index and fuzzed too.
-    report = await runFuzz({ requests: 300, seed: 1, setup: registerBookPlugin });
+    report = await runFuzz({ requests: 400, seed: 1, setup: registerBookPlugin });
   });
 
   it("prints one summary line", () => {
-    expect(summaryLine(report)).to.match(/^fuzz: 300 requests, \d+ server errors, \d+ unexpected changes$/);
+    expect(summaryLine(report)).to.match(/^fuzz: 400 requests, \d+ server errors, \d+ unexpected changes$/);
   });
 
   it("reaches every route of the site index and gets past validation to real writes", () => {
@@ -33,7 +33,7 @@ describe("reliability: fuzzing every route (short seeded pass, SQLite)", functio
     expect(report.routes).to.be.greaterThan(10);
     expect([...patterns].some((p) => p.startsWith("/library/v1/books")), "the book example's routes").to.equal(true);
     expect(patterns.size, `routes hit: ${[...patterns].join(", ")}`).to.be.at.least(report.routes);
-    // A seeded sample: about 10 of 300 requests are 2xx writes on average, fewer on some seeds (5 on this one).
+    // A seeded sample: about 10 of 300 requests are 2xx writes on average, fewer on some seeds (each route added shifts the sample).
     expect(Object.values(report.writes).reduce((a, b) => a + b, 0)).to.be.at.least(4);
     expect(report.statuses["400"] ?? 0).to.be.greaterThan(20);
   });

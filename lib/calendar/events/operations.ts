@@ -115,6 +115,8 @@ export interface WriteOptions {
   validated?: boolean;
   /** The policy of image URL checks, the event's and its new venue's (`createSite({ fetch })`); default: public hosts only. */
   fetch?: FetchOptions;
+  /** Post meta written with the event, in its transaction (the importer's UID). */
+  meta?: Record<string, string>;
 }
 
 export interface ReadAccess {
@@ -528,6 +530,7 @@ export async function createEvent(engine: EngineApi, input: EventWriteInput, use
         title: patch.title ?? "",
         language,
         ...relations,
+        ...(opts.meta ? { meta: opts.meta } : {}),
       };
       const created = await tx.posts.create(post, user);
       await syncSeries(tx, created, false, nowOf(tx).toJSDate());
@@ -577,7 +580,7 @@ export async function updateEvent(
   try {
     return await engine.write(async (tx) => {
       const relations = await resolveRelations(tx, prepared, { user, language, fetch: opts.fetch });
-      const updated = await tx.posts.update(id, { ...prepared.patch, ...relations }, user);
+      const updated = await tx.posts.update(id, { ...prepared.patch, ...relations, ...(opts.meta ? { meta: opts.meta } : {}) }, user);
       await syncSeries(tx, updated, storedRecurrence(current).length > 0, nowOf(tx).toJSDate());
       return updated;
     });

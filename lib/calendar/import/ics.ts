@@ -1,0 +1,380 @@
+/**
+ * iCalendar import (issue 22): the VEVENTs of a file exported by Google
+ * Calendar, Apple Calendar, Outlook or another calpress become events,
+ * through the same create and update operations as the API (their rules,
+ * sanitising and one transaction per event).
+ *
+ * - Idempotent by UID: the UID is kept with the event (meta `_ical_uid`), so
+ *   a second import of the same file updates, never duplicates; an event
+ *   whose VEVENT text is unchanged since its last import is skipped.
+ * - Times: a TZID that is an IANA name (or a known Outlook/Windows or
+ *   Mozilla-style name for one) becomes the event's time zone with its wall
+ *   clocks; any other TZID is read with the file's own VTIMEZONE and the
+ *   event is kept in UTC. DATE values make all-day events (DTEND exclusive).
+ * - LOCATION becomes the venue (matched by name, else created, as the API's
+ *   duplicate rule does), ORGANIZER an organizer (CN and mailto), CATEGORIES
+ *   categories, URL the website, RRULE/RDATE/EXDATE the recurrence.
+ * - Exceptions: an occurrence cancelled in its own VEVENT (RECURRENCE-ID
+ *   with STATUS:CANCELLED) becomes an EXDATE of its series; a changed
+ *   occurrence is reported as skipped (detached occurrences are not
+ *   supported yet) and the series keeps that occurrence as its rule says.
+ * - DESCRIPTION is text: escaped and kept with its paragraphs; an HTML
+ *   X-ALT-DESC is sanitised as any HTML from outside is.
+ */
+import { createHash } from "node:crypto";
+import ICAL from "ical.js";
+import { DateTime, IANAZone } from "luxon";
+import type { EngineApi } from "../../engine-api";
+import { sanitizeField } from "../../format/sanitize";
+import { safeFetch, type FetchOptions } from "../../net/safe-fetch";
+import { isRestError } from "../../routes/errors";
+import type { CurrentUser } from "../../users/types";
+import { createEvent, updateEvent, type EventWriteInput } from "../events/operations";
+import { EVENT } from "../post-types";
+import { parseRecurrence, RecurrenceError } from "../recurrence/rules";
+
+export const ICAL_UID_META = "_ical_uid";
+const ICAL_HASH_META = "_ical_hash";
+
+export interface ImportedEvent {
+  uid: string;
+  id: number;
+  title: string;
+}
+
+export interface ImportReport {
+  created: ImportedEvent[];
+  updated: ImportedEvent[];
+  skipped: Array<{ uid: string | null; title: string; reason: string }>;
+}
+
+export class IcsFormatError extends Error {}
+
+type Component = InstanceType<typeof ICAL.Component>;
+type Time = InstanceType<typeof ICAL.Time>;
+
+/** Outlook's Windows zone names for the zones its exports use most (CLDR's windowsZones, territory 001). */
+const WINDOWS_ZONES: Readonly<Record<string, string>> = {
+  "W. Europe Standard Time": "Europe/Berlin",
+  "Romance Standard Time": "Europe/Paris",
+  "Central Europe Standard Time": "Europe/Budapest",
+  "Central European Standard Time": "Europe/Warsaw",
+  "GMT Standard Time": "Europe/London",
+  "E. Europe Standard Time": "Europe/Chisinau",
+  "FLE Standard Time": "Europe/Kiev",
+  "Eastern Standard Time": "America/New_York",
+  "Central Standard Time": "America/Chicago",
+  "Mountain Standard Time": "America/Denver",
+  "Pacific Standard Time": "America/Los_Angeles",
+  "AUS Eastern Standard Time": "Australia/Sydney",
+  "Tokyo Standard Time": "Asia/Tokyo",
+  "China Standard Time": "Asia/Shanghai",
+  "India Standard Time": "Asia/Kolkata",
+  UTC: "UTC",
+};
+
+/** The IANA zone a TZID names, if any. */
+export function ianaZoneOf(tzid: string): string | null {
+  const name = tzid.trim();
+  if (WINDOWS_ZONES[name] !== undefined) return WINDOWS_ZONES[name];
+  if (IANAZone.isValidZone(name)) return name;
+  // Mozilla-style prefixes: /mozilla.org/20050126_1/Europe/Rome, /softwarestudio.org/Olson_20011030_5/America/New_York.
+  const tail = /([A-Za-z_]+\/[A-Za-z_+-]+(?:\/[A-Za-z_+-]+)?)$/.exec(name)?.[1];
+  return tail !== undefined && IANAZone.isValidZone(tail) ? tail : null;
+}
+
+const SQL = "yyyy-MM-dd HH:mm:ss";
+
+interface Placed {
+  /** The event's zone; "" for the site's (a floating time in a file that names no zone). */
+  zone: string;
+  /** Wall clock in `zone` (`YYYY-MM-DD HH:MM:SS`), or the day (`YYYY-MM-DD`) of a DATE value. */
+  wall: string;
+  /** The instant (null for a DATE value). */
+  utc: DateTime | null;
+}
+
+/** Reads DATE and DATE-TIME values with their TZID: an IANA zone kept, another read through the file's VTIMEZONE. */
+class TimeReader {
+  private readonly timezones = new Map<string, InstanceType<typeof ICAL.Timezone>>();
+  /** The zone of floating times and all-day events: the file's X-WR-TIMEZONE (Google, Apple), else the site's (""). */
+  readonly calendarZone: string;
+
+  constructor(calendar: Component) {
+    const named = calendar.getFirstPropertyValue("x-wr-timezone");
+    this.calendarZone = typeof named === "string" ? (ianaZoneOf(named) ?? "") : "";
+    for (const vtimezone of calendar.getAllSubcomponents("vtimezone")) {
+      const tzid = vtimezone.getFirstPropertyValue("tzid");
+      if (typeof tzid === "string") this.timezones.set(tzid, new ICAL.Timezone(vtimezone));
+    }
+  }
+
+  place(time: Time, tzid: string | null): Placed {
+    const pad = (n: number, w = 2): string => String(n).padStart(w, "0");
+    const day = `${pad(time.year, 4)}-${pad(time.month)}-${pad(time.day)}`;
+    if (time.isDate) return { zone: "", wall: day, utc: null };
+    const wall = `${day} ${pad(time.hour)}:${pad(time.minute)}:${pad(time.second)}`;
+    if (time.zone?.tzid === "UTC" || (tzid === null && time.zone?.tzid === "UTC")) {
+      const utc = DateTime.fromFormat(wall, SQL, { zone: "UTC" });
+      return { zone: "UTC", wall, utc };
+    }
+    if (tzid === null) {
+      // Floating: the calendar's zone (RFC 5545 leaves it to the reader).
+      return { zone: this.calendarZone, wall, utc: this.calendarZone === "" ? null : DateTime.fromFormat(wall, SQL, { zone: this.calendarZone }) };
+    }
+    const iana = ianaZoneOf(tzid);
+    if (iana !== null) return { zone: iana, wall, utc: DateTime.fromFormat(wall, SQL, { zone: iana }) };
+    const tz = this.timezones.get(tzid);
+    if (tz === undefined) throw new IcsFormatError(`TZID ${tzid} is neither a known time zone nor defined by a VTIMEZONE of the file`);
+    const local = time.clone();
+    local.zone = tz;
+    const utc = DateTime.fromSeconds(local.toUnixTime(), { zone: "UTC" });
+    return { zone: "UTC", wall: utc.toFormat(SQL), utc };
+  }
+}
+
+function tzidOf(component: Component, name: string): string | null {
+  const param = component.getFirstProperty(name)?.getParameter("tzid");
+  return typeof param === "string" ? param : null;
+}
+
+function textOf(component: Component, name: string): string {
+  const value = component.getFirstPropertyValue(name);
+  return typeof value === "string" ? value : "";
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** Plain DESCRIPTION text as HTML paragraphs with line breaks. */
+function textToHtml(text: string): string {
+  return text
+    .replace(/\r\n?/g, "\n")
+    .split(/\n{2,}/)
+    .map((p) => p.trim())
+    .filter((p) => p !== "")
+    .map((p) => `<p>${escapeHtml(p).replace(/\n/g, "<br />\n")}</p>`)
+    .join("\n");
+}
+
+function description(vevent: Component): string {
+  const alt = vevent.getFirstProperty("x-alt-desc");
+  const fmt = alt?.getParameter("fmttype");
+  const html = alt?.getFirstValue();
+  if (typeof html === "string" && typeof fmt === "string" && fmt.toLowerCase() === "text/html") {
+    // HTML from outside the site: kses, whoever imports it.
+    const body = /<body[^>]*>([\s\S]*)<\/body>/i.exec(html)?.[1] ?? html;
+    const clean = sanitizeField("html", body, false).trim();
+    if (clean !== "") return clean;
+  }
+  return textToHtml(textOf(vevent, "description"));
+}
+
+const ICAL_UTC = "yyyyMMdd'T'HHmmss'Z'";
+
+/** RRULE, RDATE and EXDATE of a master VEVENT (plus EXDATEs for cancelled occurrences) as recurrence lines, values in UTC or as dates. */
+function recurrenceLines(vevent: Component, reader: TimeReader, cancelled: Time[], cancelledTzid: Array<string | null>): string[] {
+  const lines: string[] = [];
+  for (const prop of vevent.getAllProperties("rrule")) {
+    const recur = prop.getFirstValue() as InstanceType<typeof ICAL.Recur>;
+    let text = recur.toString();
+    if (recur.until && !recur.until.isDate) {
+      const placed = reader.place(recur.until, recur.until.zone?.tzid === "UTC" ? null : tzidOf(vevent, "dtstart"));
+      if (placed.utc) text = text.replace(/UNTIL=[^;]*/, `UNTIL=${placed.utc.toUTC().toFormat(ICAL_UTC)}`);
+    }
+    lines.push(`RRULE:${text}`);
+  }
+  const dates = (name: "RDATE" | "EXDATE", times: Array<{ time: Time; tzid: string | null }>): void => {
+    const dateValues = times.filter((t) => t.time.isDate).map((t) => reader.place(t.time, null).wall.replace(/-/g, ""));
+    const timed = times.filter((t) => !t.time.isDate).map((t) => reader.place(t.time, t.tzid).utc?.toUTC().toFormat(ICAL_UTC) ?? "");
+    if (dateValues.length > 0) lines.push(`${name};VALUE=DATE:${dateValues.join(",")}`);
+    if (timed.length > 0) lines.push(`${name}:${timed.join(",")}`);
+  };
+  const valuesOf = (name: string): Array<{ time: Time; tzid: string | null }> =>
+    vevent.getAllProperties(name).flatMap((p) => {
+      const tzid = p.getParameter("tzid");
+      return p.getValues().filter((v): v is Time => v instanceof ICAL.Time).map((time) => ({ time, tzid: typeof tzid === "string" ? tzid : null }));
+    });
+  dates("RDATE", valuesOf("rdate"));
+  dates("EXDATE", [...valuesOf("exdate"), ...cancelled.map((time, i) => ({ time, tzid: cancelledTzid[i] }))]);
+  return lines;
+}
+
+interface Mapped {
+  uid: string;
+  title: string;
+  input: EventWriteInput;
+  hash: string;
+}
+
+function mapEvent(master: Component, overrides: Component[], reader: TimeReader): Mapped | { skip: string } {
+  const uid = textOf(master, "uid");
+  const title = textOf(master, "summary").trim();
+  if (title === "") return { skip: "no SUMMARY (an event needs a title)" };
+  if (textOf(master, "status").toUpperCase() === "CANCELLED") return { skip: "cancelled (STATUS:CANCELLED)" };
+  const dtstart = master.getFirstPropertyValue("dtstart");
+  if (!(dtstart instanceof ICAL.Time)) return { skip: "no DTSTART" };
+  const start = reader.place(dtstart, tzidOf(master, "dtstart"));
+  const allDay = dtstart.isDate;
+  let endTime: Time | null = null;
+  const dtend = master.getFirstPropertyValue("dtend");
+  const duration = master.getFirstPropertyValue("duration");
+  if (dtend instanceof ICAL.Time) endTime = dtend;
+  else if (duration instanceof ICAL.Duration) {
+    endTime = dtstart.clone();
+    endTime.addDuration(duration);
+  }
+  const input: EventWriteInput = { title, status: "publish" };
+  if (allDay) {
+    // DTEND of a DATE event is the day after its last day.
+    const last = endTime !== null ? DateTime.fromISO(reader.place(endTime, null).wall).minus({ days: 1 }) : DateTime.fromISO(start.wall);
+    const lastDay = last < DateTime.fromISO(start.wall) ? start.wall : last.toFormat("yyyy-MM-dd");
+    Object.assign(input, { all_day: true, start_date: start.wall, end_date: lastDay });
+    if (reader.calendarZone !== "") input.timezone = reader.calendarZone;
+  } else {
+    const end = endTime !== null ? reader.place(endTime, tzidOf(master, "dtend") ?? tzidOf(master, "dtstart")) : start;
+    // The end on the start's wall clock (DTEND may name another zone).
+    const endWall = end.utc !== null && start.utc !== null ? end.utc.setZone(start.zone).toFormat(SQL) : end.wall;
+    Object.assign(input, { start_date: start.wall, end_date: endWall < start.wall ? start.wall : endWall });
+    // "": the site's zone, which the write path reads dates in when none is sent.
+    if (start.zone !== "") input.timezone = start.zone;
+  }
+  const html = description(master);
+  if (html !== "") input.description = html;
+  const location = textOf(master, "location").trim();
+  if (location !== "") input.venue = { venue: location.split("\n")[0].slice(0, 200) };
+  const organizer = master.getFirstProperty("organizer");
+  if (organizer) {
+    const address = String(organizer.getFirstValue() ?? "");
+    const email = /^mailto:/i.test(address) ? address.slice(7) : "";
+    const cn = organizer.getParameter("cn");
+    const name = typeof cn === "string" && cn.trim() !== "" ? cn.trim() : email;
+    if (name !== "") input.organizer = [{ organizer: name, ...(email !== "" ? { email } : {}) }];
+  }
+  const categories = master.getAllProperties("categories").flatMap((p) => p.getValues().map((v) => String(v).trim())).filter((c) => c !== "");
+  if (categories.length > 0) input.categories = [...new Set(categories)].slice(0, 50);
+  const url = textOf(master, "url").trim();
+  if (/^https?:\/\//i.test(url)) input.website = url;
+
+  const cancelled = overrides.filter((o) => textOf(o, "status").toUpperCase() === "CANCELLED");
+  const cancelledTimes = cancelled.map((o) => o.getFirstPropertyValue("recurrence-id")).filter((t): t is Time => t instanceof ICAL.Time);
+  const recurrence = recurrenceLines(master, reader, cancelledTimes, cancelled.map((o) => tzidOf(o, "recurrence-id")));
+  // Sent even when empty, so that a series that stopped repeating in the calendar it came from stops here too.
+  input.recurrence = recurrence;
+  const hash = createHash("sha256")
+    .update([master, ...overrides].map((c) => c.toString().replace(/^DTSTAMP[^\r\n]*\r?\n/gm, "")).join("\n"))
+    .digest("hex");
+  return { uid, title, input, hash };
+}
+
+/** The calendar component of a file's text, or IcsFormatError. */
+export function parseIcs(text: string): Component {
+  let root: Component;
+  try {
+    const jcal = ICAL.parse(text);
+    // Several components at the top level come back as a list of them: the first is the calendar.
+    root = new ICAL.Component(Array.isArray(jcal[0]) ? (jcal[0] as typeof jcal) : jcal);
+  } catch (err) {
+    throw new IcsFormatError(`not an iCalendar file: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (root.name !== "vcalendar") throw new IcsFormatError("not an iCalendar file: no VCALENDAR");
+  return root;
+}
+
+/** The event an earlier import of `uid` made (trashed ones too: an import restores them), with its stored hash. */
+async function importedEvent(engine: EngineApi, uid: string): Promise<{ id: number; hash: string | undefined } | undefined> {
+  const { knex, tables } = engine;
+  const row = (await knex(`${tables.postmeta} as m`)
+    .join(`${tables.posts} as p`, "p.id", "m.post_id")
+    .where({ "m.meta_key": ICAL_UID_META, "m.meta_value": uid, "p.type": EVENT })
+    .orderBy("p.id")
+    .first("p.id as id")) as { id: number | string } | undefined;
+  if (row === undefined) return undefined;
+  const meta = await engine.posts.getMeta(Number(row.id));
+  return { id: Number(row.id), hash: meta[ICAL_HASH_META] };
+}
+
+export interface ImportOptions {
+  language?: string;
+  fetch?: FetchOptions;
+  /** Called after each event (done of total), for a progress line. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** Imports the VEVENTs of an iCalendar text as `user` (who must be able to create events). */
+export async function importIcs(engine: EngineApi, text: string, user: CurrentUser, options: ImportOptions = {}): Promise<ImportReport> {
+  const calendar = parseIcs(text);
+  const reader = new TimeReader(calendar);
+  const report: ImportReport = { created: [], updated: [], skipped: [] };
+  // Masters and their overrides by UID, in file order.
+  const groups = new Map<string, { master?: Component; overrides: Component[] }>();
+  for (const vevent of calendar.getAllSubcomponents("vevent")) {
+    const uid = textOf(vevent, "uid").trim();
+    if (uid === "") {
+      report.skipped.push({ uid: null, title: textOf(vevent, "summary"), reason: "no UID (a re-import could not find it again)" });
+      continue;
+    }
+    const group = groups.get(uid) ?? { overrides: [] };
+    if (vevent.hasProperty("recurrence-id")) group.overrides.push(vevent);
+    else group.master = vevent;
+    groups.set(uid, group);
+  }
+  let done = 0;
+  for (const [uid, group] of groups) {
+    options.onProgress?.(done++, groups.size);
+    if (group.master === undefined) {
+      report.skipped.push({ uid, title: textOf(group.overrides[0], "summary"), reason: "an occurrence (RECURRENCE-ID) without its series in the file" });
+      continue;
+    }
+    for (const changed of group.overrides.filter((o) => textOf(o, "status").toUpperCase() !== "CANCELLED")) {
+      const when = String(changed.getFirstPropertyValue("recurrence-id") ?? "");
+      report.skipped.push({ uid, title: textOf(changed, "summary"), reason: `a changed occurrence (RECURRENCE-ID ${when}): detached occurrences are not supported yet; the series keeps it as its rule says` });
+    }
+    let mapped: Mapped | { skip: string };
+    try {
+      mapped = mapEvent(group.master, group.overrides, reader);
+      if ("input" in mapped && Array.isArray(mapped.input.recurrence) && mapped.input.recurrence.length > 0) parseRecurrence(mapped.input.recurrence);
+    } catch (err) {
+      if (err instanceof IcsFormatError || err instanceof RecurrenceError) mapped = { skip: err.message };
+      else throw err;
+    }
+    if ("skip" in mapped) {
+      report.skipped.push({ uid, title: textOf(group.master, "summary"), reason: mapped.skip });
+      continue;
+    }
+    const meta = { [ICAL_UID_META]: uid, [ICAL_HASH_META]: mapped.hash };
+    try {
+      const existing = await importedEvent(engine, uid);
+      if (existing?.hash === mapped.hash) {
+        report.skipped.push({ uid, title: mapped.title, reason: "unchanged since the last import" });
+        continue;
+      }
+      const post = existing
+        ? await updateEvent(engine, existing.id, mapped.input, user, { language: options.language, fetch: options.fetch, meta })
+        : await createEvent(engine, mapped.input, user, { language: options.language, fetch: options.fetch, meta });
+      (existing ? report.updated : report.created).push({ uid, id: post.id, title: post.title });
+    } catch (err) {
+      if (!isRestError(err)) throw err;
+      const params = (err.data as { params?: Record<string, string> } | undefined)?.params;
+      const detail = params ? Object.entries(params).map(([k, v]) => `${k}: ${v}`).join("; ") : err.message;
+      report.skipped.push({ uid, title: mapped.title, reason: detail });
+    }
+  }
+  options.onProgress?.(done, groups.size);
+  return report;
+}
+
+/** Largest iCalendar file fetched from a URL. */
+export const MAX_ICS_BYTES = 10 * 1024 * 1024;
+
+/** An iCalendar file from a URL, fetched under the site's policy (public hosts only unless allowed), or why not. */
+export async function fetchIcs(url: string, policy: FetchOptions = {}): Promise<{ text: string } | { error: string }> {
+  // One byte past the bound tells a file that is too large from one that fits exactly.
+  const result = await safeFetch(url, { timeoutMs: 30_000, ...policy, maxBytes: MAX_ICS_BYTES + 1 });
+  if (!result.ok) return { error: `The URL cannot be fetched: ${result.reason}` };
+  const { status, body } = result.response;
+  if (status < 200 || status > 299) return { error: `The URL answered ${status}.` };
+  if (body.length > MAX_ICS_BYTES) return { error: `The file is larger than ${MAX_ICS_BYTES / 1024 / 1024} MiB.` };
+  return { text: body.toString("utf8") };
+}
