@@ -284,6 +284,20 @@ describe("pages in Chromium", function () {
     expect(problems).to.deep.equal([]);
   });
 
+  it("marks a repeating event in the grid and says its rule in the detail", async () => {
+    // August 2030: a month no other test looks at.
+    if (ids.choir === undefined) {
+      await makeEvent("choir", { title: "Choir Practice", start_date: "2030-08-06 19:00:00", end_date: "2030-08-06 21:00:00", timezone: "Europe/Rome", recurrence: ["RRULE:FREQ=WEEKLY;COUNT=4"] });
+    }
+    await openCalendar(`#month=2030-08&event=${ids.choir}`);
+    await page.locator("#detail-title", { hasText: "Choir Practice" }).waitFor();
+    expect(await page.locator("#detail .event-repeats").textContent()).to.equal("Every week, 4 times");
+    const chip = page.locator(`td[data-day="2030-08-06"] [data-event-id="${ids.choir}"]`);
+    expect(await chip.locator(".repeats").getAttribute("aria-hidden")).to.equal("true");
+    expect(await chip.textContent()).to.contain("(repeats: Every week, 4 times)");
+    expect(problems).to.deep.equal([]);
+  });
+
   it("switches the content language with i18n_language", async () => {
     await openCalendar();
     const seen: string[] = [];

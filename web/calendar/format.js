@@ -192,3 +192,27 @@ export function safeFragment(html) {
   copy(holder, out);
   return out;
 }
+
+const FREQ_WORDS = { DAILY: ["day", "days"], WEEKLY: ["week", "weeks"], MONTHLY: ["month", "months"], YEARLY: ["year", "years"] };
+
+/**
+ * A series' rule in words ("Every week, 12 times", "Every 2 months until
+ * 31 Dec 2027"), from its first RRULE; "Repeats" when there is none to read.
+ * Null for a single event.
+ */
+export function describeRecurrence(lines) {
+  if (!Array.isArray(lines) || lines.length === 0) return null;
+  const rule = lines.find((l) => typeof l === "string" && l.startsWith("RRULE:"));
+  if (!rule) return "Repeats";
+  const parts = Object.fromEntries(rule.slice(6).split(";").map((p) => p.split("=")));
+  const words = FREQ_WORDS[parts.FREQ];
+  if (!words) return "Repeats";
+  const n = Number(parts.INTERVAL ?? 1);
+  let text = n === 1 ? `Every ${words[0]}` : `Every ${n} ${words[1]}`;
+  if (parts.COUNT) text += `, ${parts.COUNT} times`;
+  else if (parts.UNTIL) {
+    const u = parts.UNTIL;
+    text += ` until ${dayMedium({ year: Number(u.slice(0, 4)), month: Number(u.slice(4, 6)), day: Number(u.slice(6, 8)) })}`;
+  }
+  return text;
+}

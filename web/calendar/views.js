@@ -5,6 +5,7 @@
 import {
   dayLong,
   decodeText,
+  describeRecurrence,
   eventRange,
   isoDate,
   isoLocal,
@@ -98,7 +99,13 @@ function eventButton(event, className, content, tooltip) {
 
 function chipLabel(event) {
   const time = event.all_day ? "All day" : wallTime(event.start_date);
-  return [h("span", { class: "chip-time" }, time), " ", h("span", { class: "chip-title" }, decodeText(event.title))];
+  return [h("span", { class: "chip-time" }, time), " ", h("span", { class: "chip-title" }, decodeText(event.title)), repeatsMark(event)];
+}
+
+/** A mark on a repeating event (a series): its rule in words for screen readers and as a tooltip. */
+function repeatsMark(event) {
+  const rule = describeRecurrence(event.recurrence);
+  return rule ? [" ", h("span", { class: "repeats", title: rule, "aria-hidden": "true" }, "↻"), hidden(` (repeats: ${rule})`)] : null;
 }
 
 /**
@@ -199,7 +206,7 @@ export function renderList({ year, month, events }) {
             return h(
               "li",
               { class: "list-event" },
-              eventButton(event, "list-title", decodeText(event.title)),
+              eventButton(event, "list-title", [decodeText(event.title), repeatsMark(event)]),
               h("p", { class: "list-meta" }, h("span", { class: "list-when" }, when), place ? [" · ", h("span", { class: "list-place" }, place)] : null),
               terms.length ? h("p", { class: "list-terms" }, terms.join(", ")) : null,
             );
@@ -279,6 +286,8 @@ export function renderDetail(event) {
   );
 
   const facts = [fact("When (event time)", when)];
+  const rule = describeRecurrence(event.recurrence);
+  if (rule) facts.push(fact("Repeats", h("span", { class: "event-repeats" }, rule)));
   const viewer = event.all_day ? null : viewerRange(event);
   if (viewer) {
     facts.push(
