@@ -114,10 +114,7 @@ class TimeReader {
     const day = `${pad(time.year, 4)}-${pad(time.month)}-${pad(time.day)}`;
     if (time.isDate) return { zone: "", wall: day, utc: null };
     const wall = `${day} ${pad(time.hour)}:${pad(time.minute)}:${pad(time.second)}`;
-    if (time.zone?.tzid === "UTC" || (tzid === null && time.zone?.tzid === "UTC")) {
-      const utc = DateTime.fromFormat(wall, SQL, { zone: "UTC" });
-      return { zone: "UTC", wall, utc };
-    }
+    if (time.zone?.tzid === "UTC") return { zone: "UTC", wall, utc: DateTime.fromFormat(wall, SQL, { zone: "UTC" }) };
     if (tzid === null) {
       // Floating: the calendar's zone (RFC 5545 leaves it to the reader).
       return { zone: this.calendarZone, wall, utc: this.calendarZone === "" ? null : DateTime.fromFormat(wall, SQL, { zone: this.calendarZone }) };
@@ -174,7 +171,9 @@ function description(vevent: Component): string {
 const ICAL_UTC = "yyyyMMdd'T'HHmmss'Z'";
 
 /** RRULE, RDATE and EXDATE of a master VEVENT (plus EXDATEs for cancelled occurrences) as recurrence lines, values in UTC or as dates. */
-function recurrenceLines(vevent: Component, reader: TimeReader, cancelled: Time[], cancelledTzid: Array<string | null>): string[] {
+type ZonedTime = { time: Time; tzid: string | null };
+
+function recurrenceLines(vevent: Component, reader: TimeReader, cancelled: readonly ZonedTime[]): string[] {
   const lines: string[] = [];
   for (const prop of vevent.getAllProperties("rrule")) {
     const recur = prop.getFirstValue() as InstanceType<typeof ICAL.Recur>;
@@ -185,19 +184,19 @@ function recurrenceLines(vevent: Component, reader: TimeReader, cancelled: Time[
     }
     lines.push(`RRULE:${text}`);
   }
-  const dates = (name: "RDATE" | "EXDATE", times: Array<{ time: Time; tzid: string | null }>): void => {
+  const dates = (name: "RDATE" | "EXDATE", times: readonly ZonedTime[]): void => {
     const dateValues = times.filter((t) => t.time.isDate).map((t) => reader.place(t.time, null).wall.replace(/-/g, ""));
     const timed = times.filter((t) => !t.time.isDate).map((t) => reader.place(t.time, t.tzid).utc?.toUTC().toFormat(ICAL_UTC) ?? "");
     if (dateValues.length > 0) lines.push(`${name};VALUE=DATE:${dateValues.join(",")}`);
     if (timed.length > 0) lines.push(`${name}:${timed.join(",")}`);
   };
-  const valuesOf = (name: string): Array<{ time: Time; tzid: string | null }> =>
+  const valuesOf = (name: string): ZonedTime[] =>
     vevent.getAllProperties(name).flatMap((p) => {
       const tzid = p.getParameter("tzid");
       return p.getValues().filter((v): v is Time => v instanceof ICAL.Time).map((time) => ({ time, tzid: typeof tzid === "string" ? tzid : null }));
     });
   dates("RDATE", valuesOf("rdate"));
-  dates("EXDATE", [...valuesOf("exdate"), ...cancelled.map((time, i) => ({ time, tzid: cancelledTzid[i] }))]);
+  dates("EXDATE", [...valuesOf("exdate"), ...cancelled]);
   return lines;
 }
 
@@ -257,9 +256,12 @@ function mapEvent(master: Component, overrides: Component[], reader: TimeReader)
   const url = textOf(master, "url").trim();
   if (/^https?:\/\//i.test(url)) input.website = url;
 
-  const cancelled = overrides.filter((o) => textOf(o, "status").toUpperCase() === "CANCELLED");
-  const cancelledTimes = cancelled.map((o) => o.getFirstPropertyValue("recurrence-id")).filter((t): t is Time => t instanceof ICAL.Time);
-  const recurrence = recurrenceLines(master, reader, cancelledTimes, cancelled.map((o) => tzidOf(o, "recurrence-id")));
+  const cancelled: ZonedTime[] = [];
+  for (const o of overrides) {
+    const time = o.getFirstPropertyValue("recurrence-id");
+    if (textOf(o, "status").toUpperCase() === "CANCELLED" && time instanceof ICAL.Time) cancelled.push({ time, tzid: tzidOf(o, "recurrence-id") });
+  }
+  const recurrence = recurrenceLines(master, reader, cancelled);
   // Sent even when empty, so that a series that stopped repeating in the calendar it came from stops here too.
   input.recurrence = recurrence;
   const hash = createHash("sha256")
