@@ -1,5 +1,7 @@
 import { expect } from "chai";
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { importIcs, ianaZoneOf, type ImportReport } from "../../lib/calendar/import/ics";
@@ -128,6 +130,31 @@ forEachDatabase("iCalendar import", (db) => {
     expect(internal.body.data.params.url).to.match(/cannot be fetched/);
     const missing = await t.post("/import", { as: "admin", json: {} });
     expect(missing.status).to.equal(400);
+  });
+});
+
+forEachDatabase("iCalendar import from a URL the site's fetch policy allows", (db) => {
+  const site = useSite(db, { fetch: { allowHosts: ["127.0.0.1"] } });
+
+  it("fetches the file and imports it", async () => {
+    const t = site();
+    const server = http.createServer((req, res) => {
+      res.writeHead(req.url === "/apple.ics" ? 200 : 404, { "content-type": "text/calendar" });
+      res.end(req.url === "/apple.ics" ? file("apple").replace(/5D8E2F1A-1111/g, "5D8E2F1A-3333") : "");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const res = await t.post("/import", { as: "admin", json: { url: `${base}/apple.ics` } });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body.created.map((e: { title: string }) => e.title)).to.deep.equal(["Book club"]);
+      const missing = await t.post("/import", { as: "admin", json: { url: `${base}/gone.ics` } });
+      expect(missing.status).to.equal(400);
+      expect(missing.body.data.params.url).to.equal("The URL answered 404.");
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 
