@@ -35,7 +35,7 @@ export interface EngineApi {
 
   /**
    * The change log (lib/hooks/change-log.ts): what committed writes changed
-   * after number `since`, in commit order, at most `limit` rows, with the
+   * after number `since`, in commit order, at most `limit` rows (0: none, only the counter), with the
    * last number committed (`head`) and the last number pruned.
    */
   readChanges(since: number, limit: number): Promise<ChangeLogPage>;

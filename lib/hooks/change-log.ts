@@ -106,13 +106,13 @@ async function pruneChangeLog(trx: Knex, tables: Tables, cutoffMs: number): Prom
   await trx(tables.changeCounter).where({ id: 1 }).where("pruned_through", "<", through).update({ pruned_through: through });
 }
 
-/** The changes after `since`, at most `limit` of them, with the counter as it was before they were read. */
+/** The changes after `since`, at most `limit` of them (0: only the counter), with the counter as it was before they were read. */
 export async function readChangeLog(knex: Knex, tables: Tables, since: number, limit: number): Promise<ChangeLogPage> {
   // The counter first: every row at or below the head it shows has committed, so the rows read next include them.
   const counter = (await knex(tables.changeCounter).where({ id: 1 }).first("seq", "pruned_through")) as { seq: number | string; pruned_through: number | string } | undefined;
   const head = Number(counter?.seq ?? 0);
   const prunedThrough = Number(counter?.pruned_through ?? 0);
-  if (since > head || since < prunedThrough) return { head, prunedThrough, rows: [] };
+  if (limit <= 0 || since > head || since < prunedThrough) return { head, prunedThrough, rows: [] };
   const stored = (await knex(tables.changes).where("seq", ">", since).orderBy("seq").limit(limit)) as StoredRow[];
   return {
     head,

@@ -73,7 +73,7 @@ interface Named {
 /** The page of changes after `since` (null: none asked, answer the current token). */
 export async function changesPage(engine: EngineApi, req: RestRequest, since: number | null, perPage: number): Promise<FeedPage> {
   if (since === null) {
-    const { head } = await engine.readChanges(Number.MAX_SAFE_INTEGER, 0);
+    const { head } = await engine.readChanges(0, 0);
     return { changes: [], next: String(head), more: false };
   }
   const log = await engine.readChanges(since, perPage + 1);

@@ -284,17 +284,33 @@ export function parseIcs(text: string): Component {
   return root;
 }
 
-/** The event an earlier import of `uid` made (trashed ones too: an import restores them), with its stored hash. */
-async function importedEvent(engine: EngineApi, uid: string): Promise<{ id: number; hash: string | undefined } | undefined> {
+/**
+ * The events earlier imports made, by UID (trashed ones too: an import
+ * restores them), with their stored hashes: read once for the whole file,
+ * in batches (two statements per 500 UIDs), rather than per VEVENT.
+ */
+async function importedEvents(engine: EngineApi, uids: readonly string[]): Promise<Map<string, { id: number; hash: string | undefined }>> {
   const { knex, tables } = engine;
-  const row = (await knex(`${tables.postmeta} as m`)
-    .join(`${tables.posts} as p`, "p.id", "m.post_id")
-    .where({ "m.meta_key": ICAL_UID_META, "m.meta_value": uid, "p.type": EVENT })
-    .orderBy("p.id")
-    .first("p.id as id")) as { id: number | string } | undefined;
-  if (row === undefined) return undefined;
-  const meta = await engine.posts.getMeta(Number(row.id));
-  return { id: Number(row.id), hash: meta[ICAL_HASH_META] };
+  const out = new Map<string, { id: number; hash: string | undefined }>();
+  for (let i = 0; i < uids.length; i += 500) {
+    const rows = (await knex(`${tables.postmeta} as m`)
+      .join(`${tables.posts} as p`, "p.id", "m.post_id")
+      .where({ "m.meta_key": ICAL_UID_META, "p.type": EVENT })
+      .whereIn("m.meta_value", uids.slice(i, i + 500))
+      .orderBy("p.id")
+      .select("p.id as id", "m.meta_value as uid")) as Array<{ id: number | string; uid: string }>;
+    const found = new Map<string, { id: number; hash: string | undefined }>();
+    // The lowest id wins where two events carry one UID.
+    for (const r of rows) if (!found.has(r.uid)) found.set(r.uid, { id: Number(r.id), hash: undefined });
+    if (found.size === 0) continue;
+    const hashes = (await knex(tables.postmeta)
+      .where({ meta_key: ICAL_HASH_META })
+      .whereIn("post_id", [...found.values()].map((e) => e.id))
+      .select("post_id", "meta_value")) as Array<{ post_id: number | string; meta_value: string }>;
+    const byId = new Map(hashes.map((h) => [Number(h.post_id), h.meta_value]));
+    for (const [uid, e] of found) out.set(uid, { id: e.id, hash: byId.get(e.id) });
+  }
+  return out;
 }
 
 export interface ImportOptions {
@@ -322,6 +338,7 @@ export async function importIcs(engine: EngineApi, text: string, user: CurrentUs
     else group.master = vevent;
     groups.set(uid, group);
   }
+  const earlier = await importedEvents(engine, [...groups.keys()]);
   let done = 0;
   for (const [uid, group] of groups) {
     options.onProgress?.(done++, groups.size);
@@ -347,7 +364,7 @@ export async function importIcs(engine: EngineApi, text: string, user: CurrentUs
     }
     const meta = { [ICAL_UID_META]: uid, [ICAL_HASH_META]: mapped.hash };
     try {
-      const existing = await importedEvent(engine, uid);
+      const existing = earlier.get(uid);
       if (existing?.hash === mapped.hash) {
         report.skipped.push({ uid, title: mapped.title, reason: "unchanged since the last import" });
         continue;

@@ -125,7 +125,7 @@ function eventJsonLd(post: LoadedPost, record: JsonObject, zone: string): JsonOb
   if (people.length === 1) ld.organizer = people[0];
   else if (people.length > 1) ld.organizer = people;
   // calpress addition (issue 22): a series says how it repeats.
-  const recurrence = Array.isArray(record.recurrence) ? record.recurrence.filter((l): l is string => typeof l === "string") : [];
+  const recurrence = storedRecurrence(post);
   if (recurrence.length > 0) {
     const schedules = eventSchedules(recurrence, str(record.start_date), str(record.end_date), zone, record.all_day === true);
     ld.eventSchedule = schedules.length === 1 ? schedules[0] : schedules;

@@ -18,7 +18,7 @@ import ICAL from "ical.js";
 import { DateTime } from "luxon";
 import { eventTimes, luxonZone, type EventTimeFields } from "../event-times";
 import type { ParsedRecurrence, RuleDate } from "./rules";
-import { RecurrenceError } from "./rules";
+import { RecurrenceError, ruleDay } from "./rules";
 
 /** What one occurrence stores: its times, as an event's time fields. */
 export type OccurrenceTimes = Pick<EventTimeFields, "start_local" | "end_local" | "start_utc" | "end_utc">;
@@ -49,8 +49,8 @@ function wall(text: string): DateTime {
 
 /** A RuleDate as a wall clock in `zone` (`YYYY-MM-DD HH:MM:SS`), or only its day (`YYYY-MM-DD`) for a DATE value. */
 function wallOf(d: RuleDate, zone: string): string {
-  const pad = (n: number, w = 2): string => String(n).padStart(w, "0");
-  const day = `${pad(d.year, 4)}-${pad(d.month)}-${pad(d.day)}`;
+  const pad = (n: number): string => String(n).padStart(2, "0");
+  const day = ruleDay(d);
   if (d.time === undefined) return day;
   const { hour, minute, second } = d.time;
   if (d.zone === undefined) return `${day} ${pad(hour)}:${pad(minute)}:${pad(second)}`;

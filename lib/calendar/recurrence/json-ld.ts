@@ -8,7 +8,7 @@
  * Event entries for the exact dates.
  */
 import type { JsonObject } from "../records/context";
-import { parseRecurrence, type RuleDate } from "./rules";
+import { parseRecurrence, ruleDay } from "./rules";
 
 const FREQ_UNIT: Readonly<Record<string, string>> = { DAILY: "D", WEEKLY: "W", MONTHLY: "M", YEARLY: "Y" };
 const DAYS: Readonly<Record<string, string>> = {
@@ -21,10 +21,6 @@ const DAYS: Readonly<Record<string, string>> = {
   SU: "https://schema.org/Sunday",
 };
 
-function isoDate(d: RuleDate): string {
-  return `${String(d.year).padStart(4, "0")}-${String(d.month).padStart(2, "0")}-${String(d.day).padStart(2, "0")}`;
-}
-
 function part(rule: string, name: string): string | undefined {
   return new RegExp(`(?:^|;)${name}=([^;]*)`).exec(rule)?.[1];
 }
@@ -32,7 +28,7 @@ function part(rule: string, name: string): string | undefined {
 /** The schedules of a series' stored lines; `start`/`end`: its own wall clocks; `zone`: its time zone. */
 export function eventSchedules(lines: readonly string[], start: string, end: string, zone: string, allDay: boolean): JsonObject[] {
   const parsed = parseRecurrence([...lines]);
-  const exceptDate = parsed.exdates.map(isoDate);
+  const exceptDate = parsed.exdates.map(ruleDay);
   return parsed.rules.map((rule) => {
     const schedule: JsonObject = {
       "@type": "Schedule",
@@ -54,7 +50,7 @@ export function eventSchedules(lines: readonly string[], start: string, end: str
     const months = part(rule.text, "BYMONTH");
     if (months !== undefined) schedule.byMonth = months.split(",").map(Number);
     if (rule.count !== undefined) schedule.repeatCount = rule.count;
-    if (rule.until !== undefined) schedule.endDate = isoDate(rule.until);
+    if (rule.until !== undefined) schedule.endDate = ruleDay(rule.until);
     if (exceptDate.length > 0) schedule.exceptDate = exceptDate;
     return schedule;
   });

@@ -50,6 +50,11 @@ export interface ParsedRecurrence {
 
 export class RecurrenceError extends Error {}
 
+/** A RuleDate's day as `YYYY-MM-DD` (its time and zone left out). */
+export function ruleDay(d: RuleDate): string {
+  return `${String(d.year).padStart(4, "0")}-${String(d.month).padStart(2, "0")}-${String(d.day).padStart(2, "0")}`;
+}
+
 const FREQUENCIES = new Set(["DAILY", "WEEKLY", "MONTHLY", "YEARLY"]);
 const TOO_OFTEN = new Set(["SECONDLY", "MINUTELY", "HOURLY"]);
 const WEEKDAY = "(?:MO|TU|WE|TH|FR|SA|SU)";

@@ -13,7 +13,7 @@ import { POST_STATUSES, type LoadedPost } from "../../posts/types";
 import type { OccurrenceInput } from "../../posts/types";
 import { EVENT } from "../post-types";
 import { expandSeries, horizonWall } from "./expand";
-import { parseRecurrence, RecurrenceError, type ParsedRecurrence } from "./rules";
+import { parseRecurrence, RecurrenceError, ruleDay, type ParsedRecurrence } from "./rules";
 
 export const RECURRENCE_HORIZON_OPTION = "recurrence_horizon_days";
 export const DEFAULT_HORIZON_DAYS = 730;
@@ -66,10 +66,8 @@ export async function syncSeries(engine: EngineApi, post: LoadedPost, wasSeries:
 /** Whether the series' occurrences before `horizon` (a UTC date) are all there already: its rules end before it. */
 function endsBefore(lines: string[], horizonDay: string): boolean {
   const parsed = parseRecurrence(lines);
-  const day = (d: { year: number; month: number; day: number }): string =>
-    `${String(d.year).padStart(4, "0")}-${String(d.month).padStart(2, "0")}-${String(d.day).padStart(2, "0")}`;
   // COUNT ends somewhere: expanded again only when the horizon passes it (rare and cheap); treated as open.
-  return parsed.rules.every((r) => r.until !== undefined && day(r.until) < horizonDay) && parsed.rdates.every((d) => day(d) < horizonDay);
+  return parsed.rules.every((r) => r.until !== undefined && ruleDay(r.until) < horizonDay) && parsed.rdates.every((d) => ruleDay(d) < horizonDay);
 }
 
 /**
@@ -85,6 +83,7 @@ export async function extendSeries(engine: EngineApi, now: Date): Promise<number
     const { ids } = await engine.posts.findIds({ type: EVENT, status: [...POST_STATUSES], where: [{ field: "recurrence", op: "not null" }], orderBy: [{ field: "id", dir: "asc" }], page, perPage: 500, noTotal: true });
     for (const id of ids) {
       await engine.write(async (tx) => {
+        // Read again in the write's transaction, not taken from a page read before it: an edit in between has synced the series itself.
         const post = await tx.posts.get(id);
         if (!post || post.type !== EVENT) return;
         const lines = storedRecurrence(post);

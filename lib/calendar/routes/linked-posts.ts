@@ -50,11 +50,11 @@ export function registerLinkedPostRoutes(host: CalendarHost, kind: LinkedPostKin
     const hasEventsSent = req.isSent("has_events");
     const status = Array.isArray(req.params.status) ? (req.params.status as LoadedPost["status"][]) : undefined;
     const modified: FieldCondition[] = [];
-    const zone = await engine.options.timezone();
     for (const name of MODIFIED_ARGS) {
       const value = req.params[name];
+      if (!req.isSent(name) || (typeof value !== "string" && typeof value !== "number")) continue;
       // Checked by the argument's validation: a sent value parses.
-      const condition = req.isSent(name) && (typeof value === "string" || typeof value === "number") ? modifiedCondition(name, value, zone) : null;
+      const condition = modifiedCondition(name, value, await engine.options.timezone());
       if (condition !== null) modified.push(condition);
     }
     const options: LinkedListOptions = {
