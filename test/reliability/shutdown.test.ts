@@ -69,7 +69,8 @@ function tryConnect(port: number): Promise<"connected" | "refused" | string> {
 
 type BurstOutcome = { kind: "answer"; status: number; complete: boolean; id?: number; at: number } | { kind: "error"; code: string };
 
-function burst(port: number, n: number): Promise<BurstOutcome[]> {
+/** Fires `n` requests at once; `onAnswer` is told of each answer as it arrives. */
+function burst(port: number, n: number, onAnswer: () => void): Promise<BurstOutcome[]> {
   return Promise.all(
     Array.from({ length: n }, async (_, i): Promise<BurstOutcome> => {
       try {
@@ -78,6 +79,7 @@ function burst(port: number, n: number): Promise<BurstOutcome[]> {
             ? await call(port, "POST", "/events", { auth: "admin:admin-pass", json: { title: `Burst ${i}`, ...WHEN } })
             : await call(port, "GET", "/events?per_page=50&start_date=2000-01-01&end_date=2100-01-01");
         const complete = typeof reply.body === "object" && reply.body !== null;
+        onAnswer();
         return { kind: "answer", status: reply.status, complete, id: reply.status === 201 ? (reply.body as { id: number }).id : undefined, at: Date.now() };
       } catch (err) {
         return { kind: "error", code: (err as NodeJS.ErrnoException).code ?? (err as Error).message };
@@ -106,9 +108,16 @@ describe("reliability: graceful shutdown under load (SIGTERM)", function () {
 
     const slow = Array.from({ length: 8 }, (_, i) => slowCreate(server.port, `In flight ${i}`));
     await Promise.all(slow.map((s) => s.accepted));
-    const load = burst(server.port, 120);
-    // Let the burst get going, so the signal lands on a busy server.
-    await new Promise((r) => setTimeout(r, 150));
+    // Signal once part of the burst is answered (not after a fixed delay, which a slow or busy
+    // machine may spend before the first answer), so the signal lands on a server mid-burst.
+    let answered = 0;
+    let started!: () => void;
+    const underway = new Promise<void>((resolve) => (started = resolve));
+    const load = burst(server.port, 120, () => {
+      answered += 1;
+      if (answered === 25) started();
+    });
+    await underway;
 
     const signalled = Date.now();
     server.child.kill("SIGTERM");
