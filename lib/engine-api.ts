@@ -51,6 +51,8 @@ export interface EngineApi {
 export interface OccurrencesApi {
   /** The post's instances, first to last. */
   list(postId: number): Promise<Occurrence[]>;
+  /** Instances by their row ids (not their shown ids), those that exist. */
+  getMany(rowIds: readonly number[]): Promise<Map<number, Occurrence>>;
   /** Makes these the post's instances: rows of keys that stay keep their ids. */
   replace(postId: number, instances: readonly OccurrenceInput[]): Promise<void>;
 }
@@ -101,7 +103,10 @@ export interface UsersApi {
 export interface PostsApi {
   create(input: PostInput, actor?: CurrentUser | null): Promise<LoadedPost>;
   update(id: number, patch: PostPatch, actor?: CurrentUser | null): Promise<LoadedPost>;
-  /** `likelyTypes`: the post types the caller expects, a hint that makes the read cheaper (any type is still read whole). */
+  /**
+   * `likelyTypes`: the post types the caller expects, a hint that makes the read cheaper (any type is still read whole).
+   * An instance id (lib/posts/occurrences.ts) reads the post as seen at that instance (`LoadedPost.occurrence`).
+   */
   get(id: number, withRel?: PostQuery["with"], likelyTypes?: readonly string[]): Promise<LoadedPost | undefined>;
   getMany(ids: number[], withRel?: PostQuery["with"], likelyTypes?: readonly string[]): Promise<Map<number, LoadedPost>>;
   /**

@@ -29,6 +29,8 @@ export const postTypes: Record<string, PostTypeConfig> = {
     emptySlugWhileDraft: true,
     // Anonymous event lists (every month, category, venue and page) are answered from memory.
     publishedIndex: true,
+    // A series' occurrences (lib/calendar/recurrence) are listed as events with their own times.
+    occurrenceFields: { start_local: "start_local", end_local: "end_local", start_utc: "start_utc", end_utc: "end_utc" },
     fields: {
       // Event-local wall clock: the reference compares list bounds against
       // these (calendar-api.md §4.1), so they are indexed columns.

@@ -14,7 +14,7 @@ import type { TableKey, Tables } from "./tables";
  *
  * Tags are integers (no string building inside triggers, the same SQL on
  * each database): `id * 4 + kind`.
- * - kind 0: the post `id` (its row, typed fields, meta, terms, links from it);
+ * - kind 0: the post `id` (its row, typed fields, meta, terms, links from it, instances);
  * - kind 1: the term `id` (name, slug, parent, description, count);
  * - kind 2: site-wide tags: `SITE_TAG` (options, users), `SLUGS_TAG`
  *   (a post appeared, disappeared or changed slug, status, type, language
@@ -81,6 +81,8 @@ export const POST_OWNED: ReadonlyArray<{ table: TableKey; column: string }> = [
   { table: "postmeta", column: "post_id" },
   { table: "termRelationships", column: "object_id" },
   { table: "postLinks", column: "from_id" },
+  // A series' instances (the horizon extension writes them without touching the post).
+  { table: "occurrences", column: "post_id" },
 ];
 /** Tables whose every change bumps SITE_TAG. */
 export const SITE_TABLES: readonly TableKey[] = ["options", "users"];

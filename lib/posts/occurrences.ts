@@ -1,7 +1,42 @@
 import type { EngineContext } from "../engine-context";
 import type { OccurrencesApi } from "../engine-api";
 import { isStoredId } from "../db/ids";
-import type { Occurrence, OccurrenceInput } from "./types";
+import type { PostLoader } from "./load";
+import type { LoadedPost, Occurrence, OccurrenceFields, OccurrenceInput, PostQuery } from "./types";
+
+/**
+ * An instance's id is `OCCURRENCE_ID_BASE` + its row's id: the original's
+ * convention for its occurrences ("provisional post ids", 10,000,000 up),
+ * so that an instance is addressed where a post is (`GET /events/{id}`).
+ * Post ids stay below it: the two ranges cannot meet before a site has ten
+ * million posts.
+ */
+export const OCCURRENCE_ID_BASE = 10_000_000;
+
+/** The id an instance is shown and addressed under. */
+export function occurrenceId(rowId: number): number {
+  return OCCURRENCE_ID_BASE + rowId;
+}
+
+/** The row id an instance id names; null for a post id. */
+export function occurrenceRowId(id: number): number | null {
+  return isStoredId(id) && id > OCCURRENCE_ID_BASE ? id - OCCURRENCE_ID_BASE : null;
+}
+
+/** The id a post read by `getManyAt` or listed with `occurrences` is shown under: its instance's, or its own. */
+export function listedId(post: LoadedPost): number {
+  return post.occurrence === undefined ? post.id : occurrenceId(post.occurrence.id);
+}
+
+/** The post as seen at one of its instances: the instance's times in the fields `names` gives, the rest the post's. */
+export function atOccurrence(post: LoadedPost, occurrence: Occurrence, names: OccurrenceFields): LoadedPost {
+  const fields = { ...post.fields };
+  fields[names.start_local] = occurrence.start_local;
+  fields[names.end_local] = occurrence.end_local;
+  fields[names.start_utc] = occurrence.start_utc;
+  fields[names.end_utc] = occurrence.end_utc;
+  return { ...post, fields, occurrence };
+}
 
 /**
  * `engine.occurrences`: the dated instances of a post that repeats (the
@@ -14,6 +49,35 @@ import type { Occurrence, OccurrenceInput } from "./types";
  * and so the id, of every key that stays, whatever its times become.
  * Instances go with their post (the table's foreign key cascades).
  */
+/** `engine.posts.getMany`: posts by id, where an instance id gives its post as seen at that instance. */
+export async function getManyAt(
+  e: EngineContext,
+  loader: PostLoader,
+  ids: readonly number[],
+  withRel?: PostQuery["with"],
+  likelyTypes?: readonly string[],
+): Promise<Map<number, LoadedPost>> {
+  const rowIds = ids.map(occurrenceRowId).filter((r): r is number => r !== null);
+  if (rowIds.length === 0) return loader.getMany([...ids], withRel, likelyTypes);
+  const instances = await new Occurrences(e).getMany(rowIds);
+  const postIds = ids.filter((id) => occurrenceRowId(id) === null);
+  const posts = await loader.getMany([...postIds, ...[...instances.values()].map((o) => o.postId)], withRel, likelyTypes);
+  const out = new Map<number, LoadedPost>();
+  for (const id of ids) {
+    const rowId = occurrenceRowId(id);
+    const instance = rowId === null ? undefined : instances.get(rowId);
+    const post = posts.get(instance === undefined ? id : instance.postId);
+    if (post === undefined || (rowId !== null && instance === undefined)) continue;
+    if (instance === undefined) {
+      out.set(id, post);
+      continue;
+    }
+    const names = e.registry.postTypes.get(post.type)?.config.occurrenceFields;
+    if (names !== undefined) out.set(id, atOccurrence(post, instance, names));
+  }
+  return out;
+}
+
 type Row = { id: number | string; post_id: number | string; occurrence_key: string; start_local: string; end_local: string; start_utc: string; end_utc: string };
 
 function fromRow(r: Row): Occurrence {
@@ -33,6 +97,17 @@ export class Occurrences implements OccurrencesApi {
     if (!isStoredId(postId)) return [];
     const rows = (await this.e.knex(this.e.tables.occurrences).where({ post_id: postId }).orderBy([{ column: "start_utc" }, { column: "id" }])) as Row[];
     return rows.map(fromRow);
+  }
+
+  /** Instances by their row ids (those that exist). */
+  async getMany(rowIds: readonly number[]): Promise<Map<number, Occurrence>> {
+    const out = new Map<number, Occurrence>();
+    const ids = [...new Set(rowIds)].filter(isStoredId);
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = (await this.e.knex(this.e.tables.occurrences).whereIn("id", ids.slice(i, i + 500))) as Row[];
+      for (const r of rows) out.set(Number(r.id), fromRow(r));
+    }
+    return out;
   }
 
   replace(postId: number, instances: readonly OccurrenceInput[]): Promise<void> {

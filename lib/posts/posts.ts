@@ -3,6 +3,7 @@ import type { EngineContext } from "../engine-context";
 import type { PostsApi } from "../engine-api";
 import type { CurrentUser } from "../users/types";
 import { PostLoader } from "./load";
+import { getManyAt, occurrenceRowId } from "./occurrences";
 import { PostQueries } from "./query";
 import type { LoadedPost, Post, PostInput, PostPage, PostPatch, PostQuery } from "./types";
 import { canReadPost } from "./visibility";
@@ -71,11 +72,13 @@ export class Posts implements PostsApi {
 
   async get(id: number, withRel?: PostQuery["with"], likelyTypes?: readonly string[]): Promise<LoadedPost | undefined> {
     if (!isStoredId(id)) return undefined;
+    if (occurrenceRowId(id) !== null) return (await this.getMany([id], withRel, likelyTypes)).get(id);
     return (await this.loader.load([id], withRel, likelyTypes))[0];
   }
 
+  /** Posts by id; an instance id gives its post as seen at that instance (occurrences.ts). */
   getMany(ids: number[], withRel?: PostQuery["with"], likelyTypes?: readonly string[]): Promise<Map<number, LoadedPost>> {
-    return this.loader.getMany(ids, withRel, likelyTypes);
+    return getManyAt(this.e, this.loader, ids, withRel, likelyTypes);
   }
 
   getShared(ids: number[], likelyTypes?: readonly string[]): Promise<Map<number, LoadedPost>> {

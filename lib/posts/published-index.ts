@@ -11,6 +11,7 @@ import { PackedLists, roomFor } from "./packed-lists";
 import { parseSearch } from "./search";
 import { visibilityRules } from "./visibility";
 import { isIndexedWord, WordIndex, type WordQuery } from "./word-index";
+import { occurrenceId } from "./occurrences";
 
 /**
  * The published posts of one post type, in memory, answering the lists every
@@ -37,9 +38,23 @@ import { isIndexedWord, WordIndex, type WordQuery } from "./word-index";
  * answered by SQL as before: `plan` says which.
  */
 
-/** A post as the index holds it: numbers where the database compares numbers or fixed-width dates. */
+/**
+ * What a slot lists. A post that repeats (lib/posts/occurrences.ts) has a
+ * slot of its own, listed by queries without `occurrences`, and one per
+ * instance, listed by queries with it; any other post is listed by both.
+ */
+const PLAIN = 0;
+const SERIES = 1;
+const INSTANCE = 2;
+type Kind = typeof PLAIN | typeof SERIES | typeof INSTANCE;
+
+/** A post, or an instance of one, as the index holds it: numbers where the database compares numbers or fixed-width dates. */
 interface Entry {
+  /** The id it is listed under: the post's, or the instance's (`occurrenceId`). */
   id: number;
+  /** The post's id. */
+  post: number;
+  kind: Kind;
   language: string;
   author: number;
   parent: number;
@@ -220,6 +235,13 @@ function linkKey(relation: number, to: number): number {
  * slot listed twice (a post linking twice to one post) or left behind is
  * harmless.
  */
+/** The list under `key`, made when missing. */
+function listOf(lists: Map<number, number[]>, key: number): number[] {
+  let list = lists.get(key);
+  if (list === undefined) lists.set(key, (list = []));
+  return list;
+}
+
 function post(lists: Map<number, number[]>, key: number, slot: number): void {
   const list = lists.get(key);
   if (list === undefined) lists.set(key, [slot]);
@@ -290,6 +312,9 @@ function sameNumber(a: number, b: number): boolean {
 class Slots {
   private capacity = 0;
   id = new Int32Array(0);
+  /** The post a slot belongs to (its own id but for an instance's slot). */
+  post = new Int32Array(0);
+  kind = new Uint8Array(0);
   author = new Int32Array(0);
   parent = new Int32Array(0);
   language = new Uint16Array(0);
@@ -326,6 +351,8 @@ class Slots {
       this.unpost(slot);
     }
     this.id[slot] = e.id;
+    this.post[slot] = e.post;
+    this.kind[slot] = e.kind;
     this.author[slot] = e.author;
     this.parent[slot] = e.parent;
     this.language[slot] = language;
@@ -348,7 +375,7 @@ class Slots {
 
   /** Whether the slot already holds exactly what `e` would write (an excerpt or title edit changes nothing held). */
   holds(slot: number, e: Entry, language: number): boolean {
-    if (this.author[slot] !== e.author || this.parent[slot] !== e.parent || this.language[slot] !== language) return false;
+    if (this.author[slot] !== e.author || this.parent[slot] !== e.parent || this.language[slot] !== language || this.kind[slot] !== e.kind) return false;
     if (this.protected[slot] !== (e.protected ? 1 : 0) || !sameNumber(this.date[slot], e.date)) return false;
     for (let i = 0; i < this.width; i++) if (!sameNumber(this.values[slot * this.width + i], e.values[i])) return false;
     return this.terms.equals(slot, e.terms) && this.links.equals(slot, e.links);
@@ -375,6 +402,8 @@ class Slots {
       return next;
     };
     this.id = copy(this.id, (n) => new Int32Array(n));
+    this.post = copy(this.post, (n) => new Int32Array(n));
+    this.kind = copy(this.kind, (n) => new Uint8Array(n));
     this.author = copy(this.author, (n) => new Int32Array(n));
     this.parent = copy(this.parent, (n) => new Int32Array(n));
     this.language = copy(this.language, (n) => new Uint16Array(n));
@@ -393,6 +422,8 @@ class Slots {
 
 export class PublishedIndex {
   private slots: Slots;
+  /** The listed ids of the instances of each published post that repeats. */
+  private instancesOf = new Map<number, number[]>();
   /** Sorted views (slots), by order signature; kept in step with `slots`. */
   private orders = new Map<string, Order>();
   /** Match lists by query, each as of a held version (patched forward when asked again). */
@@ -606,6 +637,9 @@ export class PublishedIndex {
       .where("p.status", "publish")
       .select("p.id", "p.language", "p.author", "p.parent", "p.date_local", k.raw("case when p.password = '' then 0 else 1 end as protected"));
     if (this.keepsWords) q.select("p.title", "p.excerpt", "p.content");
+    if (this.type.config.occurrenceFields !== undefined) {
+      q.select(k.raw("case when exists (select 1 from ?? as o where o.post_id = p.id) then 1 else 0 end as repeats", [this.tables.occurrences]));
+    }
     if (this.type.fieldsTable !== null && this.heldFields.length > 0) {
       q.leftJoin(`${this.type.fieldsTable} as f`, "f.post_id", "p.id");
       for (const f of this.heldFields) q.select(k.ref(`f.${f.name}`).as(`f_${f.name}`));
@@ -638,7 +672,7 @@ export class PublishedIndex {
       if (Number.isNaN(date)) this.irregular = true;
       const id = Number(r.id);
       const text = !this.keepsWords ? null : [String(r.title ?? ""), String(r.excerpt ?? ""), String(r.content ?? "")];
-      byId.set(id, { id, language: String(r.language ?? ""), author: Number(r.author), parent: Number(r.parent), date, protected: Number(r.protected) === 1, values, text, terms: [], links: [] });
+      byId.set(id, { id, language: String(r.language ?? ""), author: Number(r.author), parent: Number(r.parent), date, protected: Number(r.protected) === 1, values, text, terms: [], links: [], post: id, kind: Number(r.repeats ?? 0) === 1 ? SERIES : PLAIN });
     }
     for (const t of terms) byId.get(Number(t.object_id))?.terms.push(Number(t.term_id));
     for (const l of links) {
@@ -650,30 +684,77 @@ export class PublishedIndex {
       if (relation >= 64) this.irregular = true;
       entry.links.push(relation, Number(l.to_id));
     }
-    return [...byId.values()];
+    const entries = [...byId.values()];
+    return [...entries, ...(await this.instances(entries))];
+  }
+
+  /**
+   * The instance entries of the posts among `entries` that repeat: each the
+   * post's entry with the instance's times in the held fields they stand
+   * for (PostTypeConfig.occurrenceFields), and no text (a search matches the
+   * post, then its instances: see \`filter\`).
+   */
+  private async instances(entries: readonly Entry[]): Promise<Entry[]> {
+    const names = this.type.config.occurrenceFields;
+    const series = new Map(entries.filter((e) => e.kind === SERIES).map((e) => [e.id, e]));
+    if (names === undefined || series.size === 0) return [];
+    const at = (Object.keys(names) as Array<keyof typeof names>).map((time) => ({ time, at: this.heldFields.findIndex((f) => f.name === names[time]) })).filter((m) => m.at >= 0);
+    const out: Entry[] = [];
+    const ids = [...series.keys()];
+    for (let i = 0; i < ids.length; i += ROW_CHUNK) {
+      const rows = (await this.knex(this.tables.occurrences)
+        .whereIn("post_id", ids.slice(i, i + ROW_CHUNK))
+        .select("id", "post_id", "start_local", "end_local", "start_utc", "end_utc")) as Array<Record<string, unknown>>;
+      for (const r of rows) {
+        const post = series.get(Number(r.post_id));
+        if (post === undefined) continue;
+        const values = [...post.values];
+        for (const m of at) {
+          const v = held("datetime", r[m.time]);
+          if (v === undefined) this.irregular = true;
+          values[m.at] = v ?? Number.NaN;
+        }
+        out.push({ ...post, id: occurrenceId(Number(r.id)), kind: INSTANCE, values, text: null });
+      }
+    }
+    return out;
   }
 
   private async loadAll(): Promise<void> {
     this.irregular = false;
     const slots = new Slots(this.heldFields.length);
     const words = this.keepsWords && this.folding !== null ? new WordIndex(this.folding) : null;
+    const instancesOf = new Map<number, number[]>();
     const last = (await this.knex(this.tables.posts).max({ m: "id" }).first()) as { m: number | string | null } | undefined;
     const max = Number(last?.m ?? 0);
     for (let lo = 1; lo <= max; lo += LOAD_SLICE) {
       for (const e of await this.read({ from: lo, to: Math.min(max, lo + LOAD_SLICE - 1) })) {
         const slot = slots.put(e, this.languageNumber(e.language));
         if (e.text !== null) words?.set(slot, e.text);
+        if (e.kind === INSTANCE) listOf(instancesOf, e.post).push(e.id);
       }
     }
     this.slots = slots;
+    this.instancesOf = instancesOf;
     this.words = words;
     this.orders.clear();
     this.forget();
   }
 
-  private async reload(ids: number[]): Promise<void> {
-    const found = await this.read({ ids });
+  private async reload(posts: number[]): Promise<void> {
+    const found = await this.read({ ids: posts });
     const fresh = new Map(found.map((e) => [e.id, e]));
+    // Each post's slot, and those of its instances before and now.
+    const ids = new Set<number>(posts);
+    for (const post of posts) {
+      for (const id of this.instancesOf.get(post) ?? []) ids.add(id);
+      this.instancesOf.delete(post);
+    }
+    for (const e of found) {
+      if (e.kind !== INSTANCE) continue;
+      ids.add(e.id);
+      listOf(this.instancesOf, e.post).push(e.id);
+    }
     const changed: number[] = [];
     for (const id of ids) {
       const old = this.slots.slotOf.get(id);
@@ -735,6 +816,11 @@ export class PublishedIndex {
     const at = this.heldFields.findIndex((f) => f.name === field);
     if (at < 0) return null;
     return { name: `f.${field}`, read: live ? (s) => this.slots.value(s, at) : (s) => values[s * width + at], kind: this.heldFields[at].kind, def: { name: field, def: this.type.fields[field] } };
+  }
+
+  /** Whether `query` lists instances in place of the posts that repeat (PostQuery.occurrences). */
+  private listsInstances(query: PostQuery): boolean {
+    return query.occurrences === true && this.type.config.occurrenceFields !== undefined;
   }
 
   /** Whether the index can answer `query` exactly (ids and total); no statement is run. */
@@ -816,7 +902,7 @@ export class PublishedIndex {
     // the array they come in: a kept search result is one array until the posts it looked at change.
     const { search, linkedBy, ...named } = sets;
     const serial = (ids: Int32Array | readonly number[] | undefined): number | null => (ids === undefined ? null : this.serialOf(ids));
-    const key = JSON.stringify([query.visibility?.mode, query.status, query.ids, query.excludeIds, query.author, query.parent, query.language, query.hasPassword, query.where, named, query.orderBy, serial(search), linkedBy?.map(serial)]);
+    const key = JSON.stringify([this.listsInstances(query), query.visibility?.mode, query.status, query.ids, query.excludeIds, query.author, query.parent, query.language, query.hasPassword, query.where, named, query.orderBy, serial(search), linkedBy?.map(serial)]);
     const kept = this.results.get(key);
     if (kept !== undefined && kept.at === this.heldLog.version) return kept.matches;
     const changed = kept === undefined ? null : this.heldLog.since(kept.at, MAX_PATCHED);
@@ -951,16 +1037,22 @@ export class PublishedIndex {
     const tests: Predicate[] = [];
     const slots = this.slots;
     const member = (values: readonly number[]): Set<number> => new Set(storedIds(values));
+    // A post that repeats is listed as itself or as its instances, by the query's choice.
+    if (this.instancesOf.size > 0) {
+      const skip = this.listsInstances(query) ? SERIES : INSTANCE;
+      tests.push((s) => slots.kind[s] !== skip);
+    }
+    // Ids, search results and link targets name posts: an instance is tested by its post's id.
     if (query.ids) {
       const ids = member(query.ids);
-      tests.push((s) => ids.has(slots.id[s]));
+      tests.push((s) => ids.has(slots.post[s]));
     }
     if (sets.search !== undefined) {
       const found = new Set(sets.search);
-      tests.push((s) => found.has(slots.id[s]));
+      tests.push((s) => found.has(slots.post[s]));
     }
     const excluded = member(query.excludeIds ?? []);
-    if (excluded.size > 0) tests.push((s) => !excluded.has(slots.id[s]));
+    if (excluded.size > 0) tests.push((s) => !excluded.has(slots.post[s]));
     if (query.author) {
       const a = member(query.author);
       tests.push((s) => a.has(slots.author[s]));
@@ -1019,7 +1111,7 @@ export class PublishedIndex {
       if (cond.linkedBy !== undefined) {
         const targets = new Set(sets.linkedBy?.[i] ?? []);
         const want = cond.linkedBy.exists;
-        tests.push((s) => targets.has(slots.id[s]) === want);
+        tests.push((s) => targets.has(slots.post[s]) === want);
       }
       if (cond.exists !== undefined) {
         const want = cond.exists;
@@ -1056,11 +1148,18 @@ export class PublishedIndex {
       for (const l of lists) if (l !== undefined) for (const slot of l) all.add(slot);
       return [...all];
     };
+    // Posts by id, with their instances' slots when the query lists instances.
+    const instances = this.listsInstances(query) && this.instancesOf.size > 0;
     const slotsOf = (ids: Iterable<number>): number[] => {
       const out: number[] = [];
       for (const id of ids) {
         const slot = slots.slotOf.get(id);
         if (slot !== undefined) out.push(slot);
+        if (!instances) continue;
+        for (const instance of this.instancesOf.get(id) ?? []) {
+          const at = slots.slotOf.get(instance);
+          if (at !== undefined) out.push(at);
+        }
       }
       return out;
     };

@@ -9,8 +9,9 @@ import { addFieldJoins, fieldJoin, MAX_LOAD_JOINS, PostLoader, selectJoinColumns
 import type { RegisteredPostType } from "./registry";
 import { parseSearch } from "./search";
 import { countOf, likeContains, orderByList, orderByText } from "./sql";
-import { FieldCondition, FieldDef, FieldValue, PostPage, PostQuery, POST_STATUSES } from "./types";
+import { FieldCondition, FieldDef, FieldValue, OccurrenceFields, PostPage, PostQuery, POST_STATUSES } from "./types";
 import { isNotComparable, type PublishedIndex } from "./published-index";
+import { getManyAt, OCCURRENCE_ID_BASE } from "./occurrences";
 import { applyVisibility } from "./visibility";
 
 /** Resolves a typed field of the queried type to its joined column (null when the name is no typed field). */
@@ -25,6 +26,10 @@ interface BuiltQuery {
   narrow?: (b: Knex.QueryBuilder) => void;
   /** Joins and selects the typed fields of the queried type(s) on the rows statement; returns how to read them back. */
   selectFields: (rowsQb: Knex.QueryBuilder) => FieldJoin[];
+  /** What a row is listed under: the post's id, or with `occurrences` the instance's (`f.list_id`) where it has one. */
+  rowId: string | Knex.Raw;
+  /** Rows are instances (PostQuery.occurrences on a type that repeats): `f` is `instanceRows`. */
+  instances: boolean;
 }
 
 /** Above this many matches a search page is read along the order index rather than from the search index's candidates. */
@@ -111,6 +116,13 @@ export class PostQueries {
   }
 
   async find(query: PostQuery): Promise<PostPage> {
+    if (this.instanceFields(query) !== undefined) {
+      // Rows may be instances: the page's ids, then each post as seen at its instance.
+      const { ids, total } = await this.findIds(query);
+      const types = Array.isArray(query.type) ? query.type : [query.type];
+      const loaded = await getManyAt(this.e, this.loader, ids, query.with, types);
+      return { posts: ids.map((id) => loaded.get(id)).filter((p): p is NonNullable<typeof p> => p !== undefined), total };
+    }
     const indexed = await this.fromIndex(query);
     if (indexed !== null) {
       const types = Array.isArray(query.type) ? query.type : [query.type];
@@ -270,7 +282,8 @@ export class PostQueries {
       total = await counted();
       narrowRows = total <= NARROW_ROWS_MAX;
     }
-    const rowsQb = qb.clone().select(idsOnly ? "p.id" : "p.*");
+    if (built.instances && !idsOnly) throw new EngineError("invalid_input", "instance rows are read as ids (findIds)");
+    const rowsQb = qb.clone().select(built.instances ? this.k.raw("? as id", [built.rowId]) : idsOnly ? "p.id" : "p.*");
     if (narrowRows) built.narrow?.(rowsQb);
     // SQLite plans a page ordered by an indexed typed field (the upcoming
     // events by start) from `posts (type, status, language)` and sorts every
@@ -279,7 +292,7 @@ export class PostQueries {
     // in order and stops after the page (~0.2 ms; ~1 ms where one event in
     // forty matches). Not for id lists and search-narrowed pages, which are
     // small sets best read by id.
-    if (this.e.dialect.prefersIndexOrderedPages && indexOrder && !unlimited && !narrowRows && query.ids === undefined) {
+    if (this.e.dialect.prefersIndexOrderedPages && indexOrder && !unlimited && !narrowRows && query.ids === undefined && !built.instances) {
       rowsQb.from(this.k.raw("?? as ?? not indexed", [this.e.tables.posts, "p"]));
     }
     const joins = idsOnly ? [] : built.selectFields(rowsQb);
@@ -327,6 +340,13 @@ export class PostQueries {
     const single = types.length === 1 ? types[0] : null;
     const qb = k(`${this.e.tables.posts} as p`).whereIn("p.type", typeNames);
     let joined = false;
+    const instanceFields = this.instanceFields(query);
+    // While no post of the type repeats, its rows are its posts: the plain statement, which the order index can serve.
+    const instances = single !== null && single.fieldsTable !== null && instanceFields !== undefined && (await this.anyRepeats(single, remember));
+    if (instances && single?.fieldsTable && instanceFields !== undefined) {
+      qb.leftJoin(this.instanceRows(single, single.fieldsTable, instanceFields).as("f"), "f.post_id", "p.id");
+      joined = true;
+    }
     // Typed fields are columns of the single queried type's own table, joined only when used.
     const fieldColumn: FieldColumn = (name) => {
       const def = single?.fields[name];
@@ -389,7 +409,53 @@ export class PostQueries {
       addFieldJoins(rowsQb, joins);
       return joins;
     };
-    return { qb, fieldColumn, nonNull, narrow, selectFields };
+    // A post without a field row has no instances either: listed under its own id.
+    const rowId = instances ? k.raw("coalesce(??, ??)", ["f.list_id", "p.id"]) : "p.id";
+    return { qb, fieldColumn, nonNull, narrow, selectFields, rowId, instances };
+  }
+
+  /** Whether any post of the type has instances (one short statement, remembered under the revision). */
+  private async anyRepeats(type: RegisteredPostType, remember: Remember): Promise<boolean> {
+    const k = this.k;
+    const q = k(`${this.e.tables.occurrences} as o`).join(`${this.e.tables.posts} as p`, "p.id", "o.post_id").where("p.type", type.name).select(k.raw("1 as one")).limit(1);
+    const rows = await remember(q, async (): Promise<unknown[]> => q, () => 1);
+    return rows.length > 0;
+  }
+
+  /** The type's `occurrenceFields` when `query` asks for instance rows of one type that has them. */
+  private instanceFields(query: PostQuery): OccurrenceFields | undefined {
+    if (query.occurrences !== true) return undefined;
+    const type = Array.isArray(query.type) ? (query.type.length === 1 ? query.type[0] : undefined) : query.type;
+    return type === undefined ? undefined : this.e.registry.postType(type).config.occurrenceFields;
+  }
+
+  /**
+   * The typed-field rows of a type that repeats, one per listed row: the
+   * field row of each post without instances (\`list_id\` its id), and for
+   * each instance the post's field row with the instance's times in the
+   * mapped fields (\`list_id\` the instance's id). Joined as \`f\`, so every
+   * condition and order on typed fields applies to instances as written.
+   */
+  private instanceRows(type: RegisteredPostType, fieldsTable: string, names: OccurrenceFields): Knex.QueryBuilder {
+    const k = this.k;
+    const occurrences = this.e.tables.occurrences;
+    const fields = Object.keys(type.fields);
+    const timeOf = new Map(Object.entries(names).map(([time, field]) => [field, time]));
+    const single = k(`${fieldsTable} as fs`)
+      .select("fs.post_id", ...fields.map((f) => `fs.${f}`), k.raw("?? as ??", ["fs.post_id", "list_id"]))
+      .whereNotExists(k(`${occurrences} as os`).select(k.raw("1")).where("os.post_id", k.ref("fs.post_id")));
+    const repeated = k(`${fieldsTable} as fr`)
+      .join(`${occurrences} as o`, "o.post_id", "fr.post_id")
+      .select(
+        "fr.post_id",
+        ...fields.map((f) => {
+          const time = timeOf.get(f);
+          return time === undefined ? `fr.${f}` : k.raw("?? as ??", [`o.${time}`, f]);
+        }),
+        k.raw("?? + ? as ??", ["o.id", OCCURRENCE_ID_BASE, "list_id"]),
+      );
+    // Not wrapped: SQLite takes no parentheses around a compound's members.
+    return single.unionAll(repeated);
   }
 
   private applyCondition(
@@ -656,7 +722,7 @@ export class PostQueries {
    * database can read a page from that index and stop, instead of sorting
    * every matching row.
    */
-  private applyOrder(qb: Knex.QueryBuilder, query: PostQuery, built: Pick<BuiltQuery, "fieldColumn" | "nonNull">): boolean {
+  private applyOrder(qb: Knex.QueryBuilder, query: PostQuery, built: Pick<BuiltQuery, "fieldColumn" | "nonNull" | "rowId" | "instances">): boolean {
     const order = query.orderBy && query.orderBy.length > 0 ? query.orderBy : [{ field: "date_local", dir: "desc" as const }];
     let hasId = false;
     let lastDir: "asc" | "desc" = "asc";
@@ -689,7 +755,9 @@ export class PostQueries {
       else qb.orderBy(typed.column, dir);
       lastTyped = true;
     }
-    if (!hasId) qb.orderBy(lastTyped && built.nonNull.size > 0 ? "f.post_id" : "p.id", lastDir);
+    // Instance rows share their post's id: the listed id is the unique key.
+    if (built.instances) qb.orderByRaw(`? ${lastDir}`, [built.rowId]);
+    else if (!hasId) qb.orderBy(lastTyped && built.nonNull.size > 0 ? "f.post_id" : "p.id", lastDir);
     return indexOrder;
   }
 }

@@ -106,6 +106,9 @@ export class Registry {
       if (d.type === "text" && d.index) throw new EngineError("invalid_field", `${name}.${field}: text fields cannot be indexed; use a string field`);
       fields[field] = d;
     }
+    for (const field of Object.values(config.occurrenceFields ?? {})) {
+      if (fields[field]?.type !== "datetime") throw new EngineError("invalid_field", `${name}: occurrenceFields names ${field}, which is not a datetime field`);
+    }
     const stored: PostTypeConfig = { ...config, statuses: [...statuses], fields };
     this.postTypes.set(name, {
       name,

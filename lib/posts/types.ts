@@ -49,7 +49,17 @@ export interface PostTypeConfig {
    * lists read far more often than written. Costs a few hundred bytes per post.
    */
   publishedIndex?: boolean;
+  /**
+   * The typed fields an instance's times stand in for, when posts of this
+   * type repeat (lib/posts/occurrences.ts): a query with `occurrences` and a
+   * read by instance id see the post with these fields set to the instance's
+   * times. Each names a `datetime` field.
+   */
+  occurrenceFields?: OccurrenceFields;
 }
+
+/** Which typed field holds each of an instance's times (`PostTypeConfig.occurrenceFields`). */
+export type OccurrenceFields = Record<"start_local" | "end_local" | "start_utc" | "end_utc", string>;
 
 export interface Post {
   id: number;
@@ -83,6 +93,12 @@ export interface LoadedPost extends Post {
   termIds?: Record<string, number[]>;
   /** Linked post ids per relation, in link order. */
   links?: Record<string, number[]>;
+  /**
+   * Set when the post was read as one of its instances (by instance id, or
+   * from a query with `occurrences`): which one. Its `fields` then hold the
+   * instance's times; `id` stays the post's.
+   */
+  occurrence?: Occurrence;
 }
 
 export interface PostInput {
@@ -200,6 +216,14 @@ export interface PostQuery {
   perPage?: number;
   /** Skip the count query when the caller does not need a total. */
   noTotal?: boolean;
+  /**
+   * One row per instance (lib/posts/occurrences.ts): a post that repeats is
+   * listed, counted, filtered and ordered once for each of its instances,
+   * with the instance's times in its type's `occurrenceFields`, under the
+   * instance's id (`occurrenceId`); a post that does not repeat once, under
+   * its own. For a type without `occurrenceFields` it changes nothing.
+   */
+  occurrences?: boolean;
   with?: { meta?: boolean; terms?: boolean | string[]; links?: boolean | string[] };
 }
 
@@ -219,7 +243,7 @@ export interface OccurrenceInput {
 }
 
 export interface Occurrence extends OccurrenceInput {
-  /** The row's own id, stable while its key stays. */
+  /** The row's own id, stable while its key stays (an API shows `occurrenceId(id)`). */
   id: number;
   postId: number;
 }

@@ -50,7 +50,10 @@ forEachDatabase("calendar: published index", (db) => {
     const tags = (await t.get("/tags", { query: { per_page: 50 } })).body.tags as Array<{ id: number; slug: string }>;
     const venues = (await t.get("/venues", { query: { per_page: 50 } })).body.venues as Array<{ id: number }>;
     const organizers = (await t.get("/organizers", { query: { per_page: 50 } })).body.organizers as Array<{ id: number }>;
-    const events = (await t.get("/events", { query: { per_page: 50 } })).body.events as Array<{ id: number; title: string }>;
+    const events = (await t.get("/events", { query: { per_page: 50 } })).body.events as Array<{ id: number; title: string; series_id: number | null }>;
+    // The demo's series (issue 22): listed once per occurrence, from memory as from SQL.
+    const series = [...new Set(events.flatMap((e) => (e.series_id === null ? [] : [e.series_id])))];
+    if (series.length === 0) throw new Error("the demo fixture lists no occurrences");
     const titleWords = [...new Set(events.flatMap((e) => e.title.toLowerCase().split(/[^a-z]+/)).filter((w) => w.length > 3))];
     const parent = categories.find((c) => categories.some((d) => d.parent === c.id));
     const day = (n: number): string => dayAt(n, "00:00:00").slice(0, 10);
@@ -68,6 +71,9 @@ forEachDatabase("calendar: published index", (db) => {
       `?ends_before=${day(30)}&per_page=50`,
       `?starts_before=${day(10)}&ends_after=${day(1)}`,
       `?include=${events.slice(0, 4).map((e) => e.id).join(",")}`,
+      `?include=${series.join(",")}&per_page=50`,
+      `?include=${[...series, ...events.slice(0, 3).map((e) => e.id)].join(",")}&start_date=${day(0)}&end_date=${day(30)}`,
+      `?start_date=${day(-400)}&end_date=${day(800)}&per_page=50&page=3`,
       "?status=publish",
       `?post_parent=${events[0]?.id ?? 1}`,
       ...categories.slice(0, 4).map((c) => `?categories=${c.slug}&per_page=50`),
@@ -174,6 +180,16 @@ forEachDatabase("calendar: published index", (db) => {
       await sameAnswers("created");
       const own = await makeEvent(a, { title: "Own Night", status: "draft", start_date: dayAt(6, "19:00:00"), end_date: dayAt(6, "20:00:00") });
       await sameAnswers("draft created");
+      const weekly = await makeEvent(a, {
+        title: "Index Weekly",
+        status: "publish",
+        venue,
+        categories: [category.slug],
+        start_date: dayAt(2, "18:00:00"),
+        end_date: dayAt(2, "19:00:00"),
+        recurrence: ["RRULE:FREQ=WEEKLY;COUNT=6"],
+      });
+      await sameAnswers("series created");
       // Writes through the other site's connection, as SQL of another process or a tool would make them:
       // the triggers bump the tags, and the index reads the posts again.
       const k = b.site.engine.knex;
@@ -191,6 +207,18 @@ forEachDatabase("calendar: published index", (db) => {
         ["content with a searched word", () => a.post(`/events/${made.id}`, { as: "editor", json: { content: "Café Rock'n'roll: doors at 7" } })],
         ["dates moved (SQL elsewhere)", sql(() => k(tables.fields("event")).where({ post_id: made.id }).update({ start_local: dayAt(45, "10:00:00"), end_local: dayAt(45, "11:00:00") }))],
         ["category dropped", () => a.post(`/events/${made.id}`, { as: "editor", json: { categories: [] } })],
+        ["a series' rule changed", () => a.post(`/events/${weekly.id}`, { as: "editor", json: { recurrence: ["RRULE:FREQ=DAILY;COUNT=9"] } })],
+        [
+          "an occurrence removed (SQL elsewhere)",
+          sql(async () => {
+            const last = (await k(tables.occurrences).where({ post_id: weekly.id }).orderBy("id", "desc").first("id")) as { id: number };
+            await k(tables.occurrences).where({ id: last.id }).delete();
+          }),
+        ],
+        ["a single event made a series", () => a.post(`/events/${made.id}`, { as: "editor", json: { recurrence: ["RRULE:FREQ=WEEKLY;COUNT=3"] } })],
+        ["a series' category dropped", () => a.post(`/events/${weekly.id}`, { as: "editor", json: { categories: [] } })],
+        ["a series made a single event again", () => a.post(`/events/${made.id}`, { as: "editor", json: { recurrence: [] } })],
+        ["a series trashed", () => a.request("DELETE", `/events/${weekly.id}`, { as: "editor" })],
         ["category added (SQL elsewhere)", sql(() => k(tables.termRelationships).insert({ object_id: own.id, term_id: category.id, term_order: 0 }))],
         ["venue dropped", () => a.post(`/events/${made.id}`, { as: "editor", json: { venue: 0 } })],
         ["venue made a draft (SQL elsewhere)", sql(() => k(tables.posts).where({ id: venue }).update({ status: "draft" }))],

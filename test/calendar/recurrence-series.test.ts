@@ -198,6 +198,13 @@ forEachDatabase("recurring events: the iCal feed writes a series as its rules", 
       const stored = (await t.site.engine.occurrences.list(created.body.id)).map((o) => (body.all_day === true ? o.start_local.slice(0, 10) : o.start_utc));
       expect(stored.length).to.be.greaterThan(1);
       expect(fromFeed).to.deep.equal(stored);
+      // The API lists the same occurrences (the feed of that list writes the series once).
+      const listed = await t.get("/events", { query: { include: created.body.id, per_page: 50 } });
+      const api = (listed.body.events as Array<{ series_id: number; start_date: string; utc_start_date: string }>).map((e) => {
+        expect(e.series_id).to.equal(created.body.id);
+        return body.all_day === true ? e.start_date.slice(0, 10) : e.utc_start_date;
+      });
+      expect(api).to.deep.equal(stored);
     });
   }
 });

@@ -277,6 +277,8 @@ async function prepareList(
       tax: [],
       links: [],
       orderBy: [{ field: "start_local", dir: "asc" }],
+      // A series is listed once per occurrence, each with its own dates and id (issue 22).
+      occurrences: true,
       page,
       perPage,
       with: opts.relations ?? EVENT_RELATIONS,

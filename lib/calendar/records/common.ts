@@ -1,4 +1,5 @@
 import type { LoadedPost } from "../../posts/types";
+import { listedId } from "../../posts/occurrences";
 import { BoundedMemo } from "../../format/memo";
 import { renderContent, renderExcerpt, renderTitle } from "../../format/text";
 import type { Json, JsonObject, RecordContext } from "./context";
@@ -7,7 +8,7 @@ import { globalId, postUrl } from "./urls";
 /** The members events, venues and organizers share, in the original's order. */
 export function postHeader(post: LoadedPost, ctx: RecordContext): JsonObject {
   return {
-    id: post.id,
+    id: listedId(post),
     author: String(post.author),
     status: post.status,
     date: post.dateLocal,
@@ -19,7 +20,7 @@ export function postHeader(post: LoadedPost, ctx: RecordContext): JsonObject {
 }
 
 export function globalIds(post: LoadedPost, ctx: RecordContext): JsonObject {
-  const id = globalId(ctx.home, post.id);
+  const id = globalId(ctx.home, listedId(post));
   return { global_id: id, global_id_lineage: [id] };
 }
 

@@ -14,6 +14,7 @@ import { hasContentAccess, isPublicPage } from "./access";
 import { maskProtected } from "./mask";
 import { postUrl } from "./urls";
 import { storedRecurrence } from "../recurrence/series";
+import { listedId } from "../../posts/occurrences";
 import { eventSchedules } from "../recurrence/json-ld";
 
 export function storedCost(raw: unknown): string[] {
@@ -51,11 +52,13 @@ export function eventRecord(post: LoadedPost, ctx: RecordContext): JsonObject {
   const venues = wanted(ctx, "venue") || withJsonLd ? linked(VENUE_LINK).map((v) => embeddedRecord(v, embedCtx, venueRecord)) : [];
   const organizers = wanted(ctx, "organizer") || withJsonLd ? linked(ORGANIZER_LINK).map((o) => embeddedRecord(o, embedCtx, organizerRecord)) : [];
 
+  // An occurrence of a series is an event of its own id (lib/posts/occurrences.ts) and the series' other members.
+  const id = listedId(post);
   const record: JsonObject = {
-    id: post.id,
+    id,
     ...globalIds(post, ctx),
     ...postHeader(post, ctx),
-    rest_url: `${ctx.ns}/events/${post.id}`,
+    rest_url: `${ctx.ns}/events/${id}`,
     title: texts.title,
     description: texts.description,
     excerpt: texts.excerpt,
@@ -85,10 +88,10 @@ export function eventRecord(post: LoadedPost, ctx: RecordContext): JsonObject {
     venue: venues.length === 0 ? [] : venues.length === 1 ? venues[0] : venues,
     organizer: organizers,
     custom_fields: [],
-    // calpress additions (issue 22): a series' RFC 5545 lines ([] for a single event), and the series an
-    // occurrence belongs to (null: the event is not an occurrence of another).
+    // calpress additions (issue 22): a series' RFC 5545 lines ([] for a single event; an occurrence shows
+    // its series' lines), and the series an occurrence belongs to (null: the event is not an occurrence).
     recurrence: storedRecurrence(post),
-    series_id: null,
+    series_id: post.occurrence === undefined ? null : post.id,
   };
   if (withJsonLd) record.json_ld = eventJsonLd(post, record, zone);
   return hasContentAccess(post, ctx) ? record : maskProtected(record);
@@ -124,8 +127,8 @@ function eventJsonLd(post: LoadedPost, record: JsonObject, zone: string): JsonOb
     });
   if (people.length === 1) ld.organizer = people[0];
   else if (people.length > 1) ld.organizer = people;
-  // calpress addition (issue 22): a series says how it repeats.
-  const recurrence = storedRecurrence(post);
+  // calpress addition (issue 22): a series says how it repeats (an occurrence is one dated Event).
+  const recurrence = post.occurrence === undefined ? storedRecurrence(post) : [];
   if (recurrence.length > 0) {
     const schedules = eventSchedules(recurrence, str(record.start_date), str(record.end_date), zone, record.all_day === true);
     ld.eventSchedule = schedules.length === 1 ? schedules[0] : schedules;

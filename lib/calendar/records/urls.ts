@@ -1,18 +1,21 @@
 import { BoundedMemo } from "../../format/memo";
-import type { Post } from "../../posts/types";
+import type { Occurrence, Post } from "../../posts/types";
 import type { Term } from "../../taxonomy/types";
 import { postTypes } from "../post-types";
 
 const PLAIN_LINK_STATUSES = new Set(["draft", "pending", "future", "auto-draft"]);
 
 /** Public page URL as WordPress's get_permalink gives it with pretty permalinks. */
-export function postUrl(home: string, post: Post): string {
+export function postUrl(home: string, post: Post & { occurrence?: Occurrence }): string {
   const config = postTypes[post.type];
   const publicName = config?.publicName ?? post.type;
+  // An occurrence of a series: the original's convention, the series' URL with the occurrence's local
+  // date as one more segment (`/event/<slug>/<YYYY-MM-DD>/`), or its `eventDate` query variable.
+  const day = post.occurrence?.start_local.slice(0, 10);
   if (PLAIN_LINK_STATUSES.has(post.status) || post.slug === "") {
-    return `${home}/?post_type=${encodeURIComponent(publicName)}&p=${post.id}`;
+    return `${home}/?post_type=${encodeURIComponent(publicName)}&p=${post.id}${day === undefined ? "" : `&eventDate=${day}`}`;
   }
-  return `${home}/${config?.rewriteSlug ?? post.type}/${post.slug}/`;
+  return `${home}/${config?.rewriteSlug ?? post.type}/${post.slug}/${day === undefined ? "" : `${day}/`}`;
 }
 
 /** Host and path of each home seen (a URL parse per record adds up on a page of events with venues). */

@@ -6,6 +6,7 @@
  * and the OpenAPI document all come from this one registration.
  */
 import { SITE_TAG, slugTag } from "../../db/cache-tags";
+import { listedId } from "../../posts/occurrences";
 import { sanitizeTitle } from "../../format/slug";
 import type { EngineApi } from "../../engine-api";
 import type { CurrentUser } from "../../users/types";
@@ -228,7 +229,28 @@ export function registerEventRoutes(host: CalendarHost): void {
     const relations = eventRelations(recordWants(req, fieldsAt), json?.jsonLd === true);
     const result = await listEvents(engine, listInput(req, listNames), req.user, { language, lookups: lookupsOf(req), relations });
     const paging = pagingOf(req, result, collection, json?.jsonLd === true);
-    return { records: await toRecords(engine, req, result.posts, false, { fieldsAt, jsonLd: json?.jsonLd === true }), paging };
+    const posts = json === undefined ? await seriesInPlace(result.posts, relations) : result.posts;
+    return { records: await toRecords(engine, req, posts, false, { fieldsAt, jsonLd: json?.jsonLd === true }), paging };
+  };
+
+  /**
+   * The feed's events: a series' occurrences on the page give way to the
+   * series itself, once, where its first one was: the feed writes a series
+   * as one VEVENT with its rules (lib/calendar/ical/feed.ts), which a
+   * calendar app expands into the same occurrences.
+   */
+  const seriesInPlace = async (posts: LoadedPost[], relations: NonNullable<PostQuery["with"]>): Promise<LoadedPost[]> => {
+    const ids = [...new Set(posts.flatMap((p) => (p.occurrence === undefined ? [] : [p.id])))];
+    if (ids.length === 0) return posts;
+    const series = await engine.posts.getMany(ids, relations, [EVENT]);
+    const placed = new Set<number>();
+    return posts.flatMap((p) => {
+      if (p.occurrence === undefined) return [p];
+      const whole = series.get(p.id);
+      if (whole === undefined || placed.has(p.id)) return [];
+      placed.add(p.id);
+      return [whole];
+    });
   };
 
   /**
@@ -268,7 +290,7 @@ export function registerEventRoutes(host: CalendarHost): void {
       const ctx = await recordContext(engine, req, posts, { single: false, fieldsAt: "events" });
       const built: KeptRecord[] = posts.map((p) => {
         const record = eventRecord(p, ctx);
-        const key = recordKey(req, p.id, language);
+        const key = recordKey(req, listedId(p), language);
         texts.set(key, Buffer.from(encodeJson(record)));
         // The text on this page has its terms in it (the kept one has holes for them).
         for (const tag of recordTags(p, ctx.related, language)) shown.add(tag);
@@ -377,7 +399,7 @@ export function registerEventRoutes(host: CalendarHost): void {
           // The same record as lists show it (they have no `json_ld`): kept for them.
           const { json_ld: _jsonLd, ...listed } = record;
           const language = await requestLanguage(req, engine);
-          await host.rest.records.keep(token, [{ key: recordKey(req, post.id, language), bytes: keptText(req, listed), tags: recordTags(post, ctx.related, language, { terms: false }) }]);
+          await host.rest.records.keep(token, [{ key: recordKey(req, listedId(post), language), bytes: keptText(req, listed), tags: recordTags(post, ctx.related, language, { terms: false }) }]);
         }
         return record;
       },
