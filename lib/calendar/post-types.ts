@@ -52,6 +52,13 @@ export const postTypes: Record<string, PostTypeConfig> = {
       image_id: { type: "integer", default: null },
       /** JSON array of the RFC 5545 lines of a series (lib/calendar/recurrence); null for a single event. */
       recurrence: { type: "text", default: null },
+      /**
+       * On an occurrence detached from its series (an event whose parent is the series): the start its
+       * series' rules made it at (RFC 5545's RECURRENCE-ID, the occurrence's key); null otherwise.
+       */
+      recurrence_id: { type: "datetime", default: null },
+      /** That start in UTC (the detached event's own zone may differ from its series'). */
+      recurrence_id_utc: { type: "datetime", default: null },
     },
   },
   [VENUE]: {

@@ -2,53 +2,27 @@ import type { EngineContext } from "../engine-context";
 import type { OccurrencesApi } from "../engine-api";
 import { isStoredId } from "../db/ids";
 import type { PostLoader } from "./load";
-import type { LoadedPost, Occurrence, OccurrenceFields, OccurrenceInput, PostQuery } from "./types";
+import type { LoadedPost, Occurrence, OccurrenceInput, PostQuery } from "./types";
+import { atOccurrence, occurrenceRowId } from "./occurrence-ids";
 
 /**
- * An instance's id is `OCCURRENCE_ID_BASE` + its row's id: the original's
- * convention for its occurrences ("provisional post ids", 10,000,000 up),
- * so that an instance is addressed where a post is (`GET /events/{id}`).
- * Post ids stay below it: the two ranges cannot meet before a site has ten
- * million posts.
+ * The post types that have ever had an instance, as a JSON list: queries
+ * with `occurrences` list instances (a join the order index cannot serve)
+ * only for these, and read it from the options cache rather than asking the
+ * database each time. Sticky: a type stays listed once its last series is
+ * gone, which costs speed, never correctness.
  */
-export const OCCURRENCE_ID_BASE = 10_000_000;
+export const REPEATING_TYPES_OPTION = "occurrence_types";
 
-/** The id an instance is shown and addressed under. */
-export function occurrenceId(rowId: number): number {
-  return OCCURRENCE_ID_BASE + rowId;
+export async function repeatingTypes(options: { get(name: string): Promise<string | undefined> }): Promise<string[]> {
+  try {
+    const parsed: unknown = JSON.parse((await options.get(REPEATING_TYPES_OPTION)) ?? "[]");
+    return Array.isArray(parsed) ? parsed.filter((t): t is string => typeof t === "string") : [];
+  } catch {
+    return [];
+  }
 }
 
-/** The row id an instance id names; null for a post id. */
-export function occurrenceRowId(id: number): number | null {
-  return isStoredId(id) && id > OCCURRENCE_ID_BASE ? id - OCCURRENCE_ID_BASE : null;
-}
-
-/** The id a post read by `getManyAt` or listed with `occurrences` is shown under: its instance's, or its own. */
-export function listedId(post: LoadedPost): number {
-  return post.occurrence === undefined ? post.id : occurrenceId(post.occurrence.id);
-}
-
-/** The post as seen at one of its instances: the instance's times in the fields `names` gives, the rest the post's. */
-export function atOccurrence(post: LoadedPost, occurrence: Occurrence, names: OccurrenceFields): LoadedPost {
-  const fields = { ...post.fields };
-  fields[names.start_local] = occurrence.start_local;
-  fields[names.end_local] = occurrence.end_local;
-  fields[names.start_utc] = occurrence.start_utc;
-  fields[names.end_utc] = occurrence.end_utc;
-  return { ...post, fields, occurrence };
-}
-
-/**
- * `engine.occurrences`: the dated instances of a post that repeats (the
- * calendar's series), kept in their own indexed table, never as posts
- * (issue 22). The engine stores what it is given; what the instances are
- * (a rule's expansion) is the post type's business.
- *
- * Each instance is named by its key (the wall clock its rule made it at,
- * RFC 5545's RECURRENCE-ID): replacing a post's instances keeps the row,
- * and so the id, of every key that stays, whatever its times become.
- * Instances go with their post (the table's foreign key cascades).
- */
 /** `engine.posts.getMany`: posts by id, where an instance id gives its post as seen at that instance. */
 export async function getManyAt(
   e: EngineContext,
@@ -139,5 +113,13 @@ export class Occurrences implements OccurrencesApi {
       }
     }
     for (let i = 0; i < added.length; i += 50) await k(table).insert(added.slice(i, i + 50));
+    if (added.length > 0) await this.markRepeating(postId);
+  }
+
+  /** Names the post's type in `REPEATING_TYPES_OPTION` if it is not there yet (in the write's transaction). */
+  private async markRepeating(postId: number): Promise<void> {
+    const types = await repeatingTypes(this.e.options);
+    const row = (await this.e.knex(this.e.tables.posts).where({ id: postId }).first("type")) as { type: string } | undefined;
+    if (row !== undefined && !types.includes(row.type)) await this.e.options.set(REPEATING_TYPES_OPTION, JSON.stringify([...types, row.type]));
   }
 }

@@ -11,7 +11,7 @@ import { PackedLists, roomFor } from "./packed-lists";
 import { parseSearch } from "./search";
 import { visibilityRules } from "./visibility";
 import { isIndexedWord, WordIndex, type WordQuery } from "./word-index";
-import { occurrenceId } from "./occurrences";
+import { occurrenceId } from "./occurrence-ids";
 
 /**
  * The published posts of one post type, in memory, answering the lists every

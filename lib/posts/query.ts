@@ -11,7 +11,8 @@ import { parseSearch } from "./search";
 import { countOf, likeContains, orderByList, orderByText } from "./sql";
 import { FieldCondition, FieldDef, FieldValue, OccurrenceFields, PostPage, PostQuery, POST_STATUSES } from "./types";
 import { isNotComparable, type PublishedIndex } from "./published-index";
-import { getManyAt, OCCURRENCE_ID_BASE } from "./occurrences";
+import { getManyAt, repeatingTypes } from "./occurrences";
+import { OCCURRENCE_ID_BASE } from "./occurrence-ids";
 import { applyVisibility } from "./visibility";
 
 /** Resolves a typed field of the queried type to its joined column (null when the name is no typed field). */
@@ -116,7 +117,7 @@ export class PostQueries {
   }
 
   async find(query: PostQuery): Promise<PostPage> {
-    if (this.instanceFields(query) !== undefined) {
+    if ((await this.instanceFields(query)) !== undefined) {
       // Rows may be instances: the page's ids, then each post as seen at its instance.
       const { ids, total } = await this.findIds(query);
       const types = Array.isArray(query.type) ? query.type : [query.type];
@@ -340,9 +341,8 @@ export class PostQueries {
     const single = types.length === 1 ? types[0] : null;
     const qb = k(`${this.e.tables.posts} as p`).whereIn("p.type", typeNames);
     let joined = false;
-    const instanceFields = this.instanceFields(query);
-    // While no post of the type repeats, its rows are its posts: the plain statement, which the order index can serve.
-    const instances = single !== null && single.fieldsTable !== null && instanceFields !== undefined && (await this.anyRepeats(single, remember));
+    const instanceFields = await this.instanceFields(query);
+    const instances = single !== null && single.fieldsTable !== null && instanceFields !== undefined;
     if (instances && single?.fieldsTable && instanceFields !== undefined) {
       qb.leftJoin(this.instanceRows(single, single.fieldsTable, instanceFields).as("f"), "f.post_id", "p.id");
       joined = true;
@@ -414,19 +414,17 @@ export class PostQueries {
     return { qb, fieldColumn, nonNull, narrow, selectFields, rowId, instances };
   }
 
-  /** Whether any post of the type has instances (one short statement, remembered under the revision). */
-  private async anyRepeats(type: RegisteredPostType, remember: Remember): Promise<boolean> {
-    const k = this.k;
-    const q = k(`${this.e.tables.occurrences} as o`).join(`${this.e.tables.posts} as p`, "p.id", "o.post_id").where("p.type", type.name).select(k.raw("1 as one")).limit(1);
-    const rows = await remember(q, async (): Promise<unknown[]> => q, () => 1);
-    return rows.length > 0;
-  }
-
-  /** The type's `occurrenceFields` when `query` asks for instance rows of one type that has them. */
-  private instanceFields(query: PostQuery): OccurrenceFields | undefined {
+  /**
+   * The type's `occurrenceFields` when `query` asks for instance rows of one
+   * type that has them and has had instances (REPEATING_TYPES_OPTION): until
+   * then its rows are its posts, and the plain statement, which the order
+   * index can serve, answers.
+   */
+  private async instanceFields(query: PostQuery): Promise<OccurrenceFields | undefined> {
     if (query.occurrences !== true) return undefined;
     const type = Array.isArray(query.type) ? (query.type.length === 1 ? query.type[0] : undefined) : query.type;
-    return type === undefined ? undefined : this.e.registry.postType(type).config.occurrenceFields;
+    const fields = type === undefined ? undefined : this.e.registry.postType(type).config.occurrenceFields;
+    return fields !== undefined && type !== undefined && (await repeatingTypes(this.e.options)).includes(type) ? fields : undefined;
   }
 
   /**

@@ -28,10 +28,12 @@ forEachDatabase("GET /events/{id} and /events/by-slug/{slug}", (db) => {
       "timezone", "timezone_abbr", "cost", "cost_details", "website", "show_map", "show_map_link", "hide_from_listings",
       "sticky", "featured", "categories", "tags", "venue", "organizer", "custom_fields",
       // calpress additions (issue 22).
-      "recurrence", "series_id", "json_ld",
+      "recurrence", "series_id", "original_start_date", "utc_original_start_date", "json_ld",
     ]);
     expect(e.recurrence).to.deep.equal([]);
     expect(e.series_id).to.equal(null);
+    expect(e.original_start_date).to.equal(null);
+    expect(e.utc_original_start_date).to.equal(null);
     expect(e.id).to.equal(id);
     expect(e.global_id).to.equal(`127.0.0.1?id=${id}`);
     expect(e.global_id_lineage).to.deep.equal([e.global_id]);

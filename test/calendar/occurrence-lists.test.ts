@@ -6,7 +6,7 @@
  * editors' lists (the database) must agree.
  */
 import { expect } from "chai";
-import { OCCURRENCE_ID_BASE } from "../../lib/posts/occurrences";
+import { OCCURRENCE_ID_BASE } from "../../lib/posts/occurrence-ids";
 import { forEachDatabase } from "../support/databases";
 import type { TestSite } from "../support/site";
 import { dayAt, ids, makeEvent, useSite } from "./events-support";
@@ -126,6 +126,23 @@ forEachDatabase("recurring events: lists and reads per occurrence", (db) => {
     const whole = await t.get(`/events/${series.id}`);
     expect(whole.body.series_id).to.equal(null);
     expect(whole.body.start_date).to.equal("2027-03-04 18:00:00");
+  });
+
+  it("reads one occurrence by the series' slug and its date, as its url names it", async () => {
+    const t = site();
+    const listed = (await listAll(t, RANGE)).events.filter((e: any) => e.series_id === series.id);
+    const res = await t.get(`/events/by-slug/${series.slug}`, { query: { occurrence_date: "2027-03-18" } });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.id).to.equal(listed[2].id);
+    expect(res.body.start_date).to.equal("2027-03-18 18:00:00");
+    expect(new URL(res.body.url).pathname).to.equal(`/event/${series.slug}/2027-03-18/`);
+    const none = await t.get(`/events/by-slug/${series.slug}`, { query: { occurrence_date: "2027-03-19" } });
+    expect(none.status).to.equal(404);
+    expect(none.body.code).to.equal("event-occurrence-not-found");
+    const bad = await t.get(`/events/by-slug/${series.slug}`, { query: { occurrence_date: "18 March" } });
+    expect(bad.status).to.equal(400);
+    expect(bad.body.data.params).to.have.property("occurrence_date");
+    expect((await t.get(`/events/by-slug/${series.slug}`)).body.id).to.equal(series.id);
   });
 
   it("keeps an occurrence's id when the series changes but not that date", async () => {

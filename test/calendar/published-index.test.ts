@@ -167,7 +167,8 @@ forEachDatabase("calendar: published index", (db) => {
     });
 
     it("shows every write at once, made by this site or by another on the same database", async function () {
-      this.timeout(120_000);
+      // ~25 writes, each followed by ~80 lists on both sites (PostgreSQL: ~5 s a round).
+      this.timeout(300_000);
       const { indexed: a, plain: b } = sites();
       const venue = (await a.get("/venues")).body.venues[0].id as number;
       const category = (await a.get("/categories")).body.categories[0] as { id: number; slug: string };

@@ -192,7 +192,13 @@ const Event: JsonObject = {
     organizer: arrayOf(ref("Organizer"), "Organizers, in link order."),
     custom_fields: arrayOf({ type: "object" }, "Always empty."),
     recurrence: arrayOf({ type: "string" }, "calpress addition: the RFC 5545 lines (RRULE, RDATE, EXDATE) of a series; [] for a single event."),
-    series_id: { type: "integer", nullable: true, description: "calpress addition: the series this event is an occurrence of; null otherwise." },
+    series_id: { type: "integer", nullable: true, description: "calpress addition: the series this event is an occurrence of (listed, or detached into an event of its own by an update); null otherwise." },
+    original_start_date: {
+      type: "string",
+      nullable: true,
+      description: "calpress addition: for an occurrence, the start its series' rules made it at (its RFC 5545 RECURRENCE-ID, on the series' wall clock, YYYY-MM-DD HH:MM:SS); null otherwise.",
+    },
+    utc_original_start_date: { type: "string", nullable: true, description: "calpress addition: original_start_date in UTC; null otherwise." },
     json_ld: jsonLd,
   },
 };

@@ -148,6 +148,16 @@ export function updateFieldArgs(engine: EngineApi, fetch: FetchOptions = {}): Re
 
 export const idArg: ArgSpec = { type: "integer", required: true, description: "The event post ID." };
 
+/**
+ * `GET /events/by-slug/{slug}?occurrence_date=YYYY-MM-DD` (calpress addition, issue 22): the occurrence
+ * of the series that starts on that local date, as the original's `/event/<slug>/<date>/` pages name one.
+ */
+export const occurrenceDateArg: ArgSpec = {
+  type: "string",
+  description: "For a series: the occurrence that starts on this date (YYYY-MM-DD, the event's wall clock), as its url names it.",
+  validate: (value) => (typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value)) || "occurrence_date must be a date, YYYY-MM-DD.",
+};
+
 /** The event password of the ID routes (interface.md §4.2); it unlocks a protected event's content. */
 export const passwordArg: ArgSpec = {
   type: "string",

@@ -11,6 +11,11 @@ export function eventNotFound(id: number): RestError {
   return new RestError("rest-event-not-found", `Event with ID ${id} does not exist.`, 404);
 }
 
+/** calpress addition (issue 22): `occurrence_date` names no occurrence of the series. */
+export function occurrenceNotFound(day: string): RestError {
+  return new RestError("event-occurrence-not-found", `The event has no occurrence on ${day}.`, 404);
+}
+
 export function invalidEventId(id: number): RestError {
   return new RestError("rest-invalid-event-id", `The post with ID ${id} is not an event.`, 400);
 }

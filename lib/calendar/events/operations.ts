@@ -51,6 +51,7 @@ import { newTermBudget, parseLinkedValue, resolveLinkedRefs, resolveTermIds, ter
 import { applyDateBounds, clampPerPage, eventListParams, ListLookups, type EventListInput, type ListContext, type ListDraft, type ListParam } from "./list-query";
 import { parseRecurrence, RecurrenceError } from "../recurrence/rules";
 import { recurrenceFieldValue, storedRecurrence, syncSeries } from "../recurrence/series";
+import { cancelOccurrence, detachOccurrence, trashDetached } from "../recurrence/exceptions";
 import { FLAG_FIELDS, REQUIRED_ON_CREATE, WRITE_FIELDS, WRITE_RULES, WRITE_SANITIZERS } from "./rules";
 import { checkAuthorAssignment } from "../common/author";
 
@@ -535,7 +536,7 @@ export async function createEvent(engine: EngineApi, input: EventWriteInput, use
         ...(opts.meta ? { meta: opts.meta } : {}),
       };
       const created = await tx.posts.create(post, user);
-      await syncSeries(tx, created, false, nowOf(tx).toJSDate());
+      await syncSeries(tx, created, "new", nowOf(tx).toJSDate());
       return created;
     });
   } catch (err) {
@@ -578,12 +579,18 @@ export async function updateEvent(
   // only shapes the response (languages.md §2.5): venues, organizers and
   // terms created with it get the event's own language.
   const language = current.language;
+  // An occurrence is detached into an event of its own (lib/calendar/recurrence/exceptions.ts), which has no rules.
+  if (current.occurrence !== undefined && sent(input.recurrence)) {
+    throw invalidParam("recurrence", "An occurrence of a series has no rules of its own: change the series' recurrence instead.");
+  }
   const prepared = await prepareWrite(engine, input, user, current, opts.fetch);
   try {
     return await engine.write(async (tx) => {
       const relations = await resolveRelations(tx, prepared, { user, language, fetch: opts.fetch });
-      const updated = await tx.posts.update(id, { ...prepared.patch, ...relations, ...(opts.meta ? { meta: opts.meta } : {}) }, user);
-      await syncSeries(tx, updated, storedRecurrence(current).length > 0, nowOf(tx).toJSDate());
+      const now = nowOf(tx).toJSDate();
+      const target = current.occurrence === undefined ? id : await detachOccurrence(tx, current, user, now);
+      const updated = await tx.posts.update(target, { ...prepared.patch, ...relations, ...(opts.meta ? { meta: opts.meta } : {}) }, user);
+      if (current.occurrence === undefined) await syncSeries(tx, updated, storedRecurrence(current).length > 0 ? "series" : "single", now);
       return updated;
     });
   } catch (err) {
@@ -602,8 +609,21 @@ export async function trashEvent(engine: EngineApi, id: number, user: CurrentUse
   const current = await addressedEvent(engine, id, user, eventCaps(engine).delete_posts);
   if (!user?.can("delete_post", current)) throw forbidden(user);
   if (current.status === "trash") throw eventIsInTrash();
+  // One occurrence of a series: cancelled (an EXDATE of the series); the answer is the occurrence as it was.
+  if (current.occurrence !== undefined) {
+    try {
+      await engine.write((tx) => cancelOccurrence(tx, current, nowOf(tx).toJSDate()));
+    } catch (err) {
+      if (err instanceof RecurrenceError) throw invalidParam("id", err.message);
+      throw err;
+    }
+    return current;
+  }
   try {
-    await engine.posts.trash(id);
+    await engine.write(async (tx) => {
+      await tx.posts.trash(id);
+      if (storedRecurrence(current).length > 0) await trashDetached(tx, id);
+    });
   } catch (err) {
     if (isEngineError(err)) throw couldNotDeleteEvent();
     throw err;

@@ -97,6 +97,15 @@ function eventData(record: JsonObject, site: FeedSite): ICalEventData {
   // A series is one VEVENT with its rules (lib/calendar/recurrence/ical.ts).
   const series = recurrenceOf(record);
   if (series !== null) data.repeating = series.lines.join("\n");
+  // A detached occurrence replaces its series' instance: the series' UID and the instance's RECURRENCE-ID, a date
+  // for an all-day event, else the instant (ical-generator writes it as it writes DTSTART; its own zone may not be the series').
+  const seriesId = record.series_id;
+  const original = record.original_start_date;
+  const originalUtc = record.utc_original_start_date;
+  if (series === null && typeof seriesId === "number" && typeof original === "string" && typeof originalUtc === "string") {
+    data.id = `${seriesId}@${site.host}`;
+    data.recurrenceId = allDay ? day(original) : utc(originalUtc);
+  }
   const description = plainParagraphs(str(record.description));
   if (description !== "") data.description = description;
   const where = location(record);

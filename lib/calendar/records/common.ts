@@ -1,5 +1,5 @@
 import type { LoadedPost } from "../../posts/types";
-import { listedId } from "../../posts/occurrences";
+import { listedId } from "../../posts/occurrence-ids";
 import { BoundedMemo } from "../../format/memo";
 import { renderContent, renderExcerpt, renderTitle } from "../../format/text";
 import type { Json, JsonObject, RecordContext } from "./context";

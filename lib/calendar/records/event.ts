@@ -14,7 +14,7 @@ import { hasContentAccess, isPublicPage } from "./access";
 import { maskProtected } from "./mask";
 import { postUrl } from "./urls";
 import { storedRecurrence } from "../recurrence/series";
-import { listedId } from "../../posts/occurrences";
+import { listedId } from "../../posts/occurrence-ids";
 import { eventSchedules } from "../recurrence/json-ld";
 
 export function storedCost(raw: unknown): string[] {
@@ -89,12 +89,34 @@ export function eventRecord(post: LoadedPost, ctx: RecordContext): JsonObject {
     organizer: organizers,
     custom_fields: [],
     // calpress additions (issue 22): a series' RFC 5545 lines ([] for a single event; an occurrence shows
-    // its series' lines), and the series an occurrence belongs to (null: the event is not an occurrence).
+    // its series' lines), the series an occurrence belongs to, detached or not (null: not an occurrence),
+    // and the start the series' rules made it at (its RECURRENCE-ID, on the event's wall clock).
     recurrence: storedRecurrence(post),
-    series_id: post.occurrence === undefined ? null : post.id,
+    ...occurrenceMembers(post),
   };
   if (withJsonLd) record.json_ld = eventJsonLd(post, record, zone);
   return hasContentAccess(post, ctx) ? record : maskProtected(record);
+}
+
+interface OccurrenceMembers {
+  series_id: number | null;
+  original_start_date: string | null;
+  utc_original_start_date: string | null;
+}
+
+/**
+ * `series_id`, `original_start_date` and `utc_original_start_date`: an
+ * occurrence's (read at its instance, or detached into an event of its
+ * own), else null. An instance's key is its start on the series' wall
+ * clock, so its UTC is the instance's own start_utc.
+ */
+function occurrenceMembers(post: LoadedPost): OccurrenceMembers {
+  const o = post.occurrence;
+  if (o !== undefined) return { series_id: post.id, original_start_date: o.key, utc_original_start_date: o.start_utc };
+  const key = post.fields.recurrence_id;
+  const utc = post.fields.recurrence_id_utc;
+  if (typeof key === "string" && typeof utc === "string" && post.parent > 0) return { series_id: post.parent, original_start_date: key, utc_original_start_date: utc };
+  return { series_id: null, original_start_date: null, utc_original_start_date: null };
 }
 
 function eventJsonLd(post: LoadedPost, record: JsonObject, zone: string): JsonObject {

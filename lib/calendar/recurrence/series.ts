@@ -54,13 +54,35 @@ export function seriesOccurrences(post: LoadedPost, now: Date, days: number, sit
 
 /**
  * Makes the stored occurrences of `post` what its fields say, on the engine
- * given (the write's transaction). `wasSeries`: the event had stored lines
- * before this write (a single event that stays single reads nothing).
+ * given (the write's transaction). `before`: what the event was before this
+ * write: `new` (just created: nothing stored, nothing detached), `single`
+ * (no lines: a single event that stays single reads nothing) or `series`.
  */
-export async function syncSeries(engine: EngineApi, post: LoadedPost, wasSeries: boolean, now: Date): Promise<void> {
+export async function syncSeries(engine: EngineApi, post: LoadedPost, before: "new" | "single" | "series", now: Date): Promise<void> {
   if (post.type !== EVENT) return;
   const instances = seriesOccurrences(post, now, await horizonDays(engine), await engine.options.timezone());
-  if (instances.length > 0 || wasSeries) await engine.occurrences.replace(post.id, instances);
+  if (instances.length === 0 && before !== "series") return;
+  // A detached occurrence (lib/calendar/recurrence/exceptions.ts) is an event of its own: the rules no longer make it.
+  // A single event may have been a series before, with some detached.
+  const detached = instances.length === 0 || before === "new" ? new Set<string>() : await detachedKeys(engine, post.id);
+  await engine.occurrences.replace(
+    post.id,
+    instances.filter((i) => !detached.has(i.key)),
+  );
+}
+
+/** The keys of the series' detached occurrences, whatever their status (a trashed one stays cancelled). */
+export async function detachedKeys(engine: EngineApi, seriesId: number): Promise<Set<string>> {
+  const { posts } = await engine.posts.find({
+    type: EVENT,
+    status: [...POST_STATUSES],
+    parent: [seriesId],
+    where: [{ field: "recurrence_id", op: "not null" }],
+    perPage: 0,
+    noTotal: true,
+    with: {},
+  });
+  return new Set(posts.flatMap((p) => (typeof p.fields.recurrence_id === "string" ? [p.fields.recurrence_id] : [])));
 }
 
 /** Whether the series' occurrences before `horizon` (a UTC date) are all there already: its rules end before it. */
@@ -90,7 +112,7 @@ export async function extendSeries(engine: EngineApi, now: Date): Promise<number
         if (lines.length === 0 || endsBefore(lines, horizonDay)) return;
         extended++;
         try {
-          await syncSeries(tx, post, true, now);
+          await syncSeries(tx, post, "series", now);
         } catch (err) {
           // A rule that now makes too many occurrences keeps the ones it has (they were valid when written).
           if (!(err instanceof RecurrenceError)) throw err;

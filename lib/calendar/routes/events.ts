@@ -6,7 +6,7 @@
  * and the OpenAPI document all come from this one registration.
  */
 import { SITE_TAG, slugTag } from "../../db/cache-tags";
-import { listedId } from "../../posts/occurrences";
+import { listedId, occurrenceId } from "../../posts/occurrence-ids";
 import { sanitizeTitle } from "../../format/slug";
 import type { EngineApi } from "../../engine-api";
 import type { CurrentUser } from "../../users/types";
@@ -28,8 +28,8 @@ import { eventRecord } from "../records/event";
 import { ICAL_CONTENT_TYPE, icalFeed, wantsICalendar } from "../ical/feed";
 import { NAMESPACE, requestLanguage } from "../common/args";
 import { nameLoadedPost, recordContext, recordTags, recordWants, type RecordContextOptions } from "../common/context";
-import { createArgs, eventBySlugForRequest, idArg, passwordArg, slugLookupArg, updateFieldArgs } from "../events/args";
-import { invalidParam } from "../events/errors";
+import { createArgs, eventBySlugForRequest, idArg, occurrenceDateArg, passwordArg, slugLookupArg, updateFieldArgs } from "../events/args";
+import { invalidParam, occurrenceNotFound } from "../events/errors";
 import type { DateValue } from "../events/dates";
 import { eventListParams, ListLookups, type EventListInput } from "../events/list-query";
 import {
@@ -239,6 +239,14 @@ export function registerEventRoutes(host: CalendarHost): void {
    * as one VEVENT with its rules (lib/calendar/ical/feed.ts), which a
    * calendar app expands into the same occurrences.
    */
+  /** The occurrence of `series` that starts on `day` (its wall clock): the first that day; 404 when none. */
+  const occurrenceOn = async (req: RestRequest, series: LoadedPost, day: string): Promise<LoadedPost> => {
+    const found = (await engine.occurrences.list(series.id)).find((o) => o.start_local.slice(0, 10) === day);
+    const post = found === undefined ? undefined : await engine.posts.get(occurrenceId(found.id), addressedEventRelations(req), [EVENT]);
+    if (post === undefined) throw occurrenceNotFound(day);
+    return post;
+  };
+
   const seriesInPlace = async (posts: LoadedPost[], relations: NonNullable<PostQuery["with"]>): Promise<LoadedPost[]> => {
     const ids = [...new Set(posts.flatMap((p) => (p.occurrence === undefined ? [] : [p.id])))];
     if (ids.length === 0) return posts;
@@ -373,12 +381,13 @@ export function registerEventRoutes(host: CalendarHost): void {
   for (const by of ["id", "slug"] as const) {
     const lookup = addressedPost(engine, by, host);
     const address: ArgsMap = by === "id" ? { id: idArg, password: passwordArg } : { slug: slugLookupArg(engine, true) };
+    const readArgs: ArgsMap = by === "id" ? address : { ...address, occurrence_date: occurrenceDateArg };
     /** The event ID the request addresses (the slug arg has already checked that an event has the slug). */
     const targetId = async (req: RestRequest): Promise<number> => (by === "id" ? Number(req.params.id) : ((await lookup(req)).post?.id ?? 0));
 
     const read: RestEndpoint = {
       methods: READABLE,
-      args: address,
+      args: readArgs,
       permission: "public",
       cache: true,
       store: true,
@@ -392,7 +401,8 @@ export function registerEventRoutes(host: CalendarHost): void {
         // The post decides a refusal too (status, password): named before anything can refuse.
         if (found) nameLoadedPost(req, found);
         if (by === "slug" && !found) throw invalidParam("slug", "No event has this slug.");
-        const post = readableEvent(engine, found, by === "id" ? Number(req.params.id) : (found?.id ?? 0), req.user, readAccess(req));
+        const readable = readableEvent(engine, found, by === "id" ? Number(req.params.id) : (found?.id ?? 0), req.user, readAccess(req));
+        const post = typeof req.params.occurrence_date === "string" ? await occurrenceOn(req, readable, req.params.occurrence_date) : readable;
         const ctx = await recordContext(engine, req, [post], { single: true, fieldsAt: "" });
         const record = eventRecord(post, ctx);
         if (token !== null && host.rest.records !== undefined) {
