@@ -63,10 +63,25 @@ forEachDatabase("iCalendar import", (db) => {
     // DTEND of an all-day event is exclusive; X-WR-TIMEZONE gives its zone.
     expect(festa).to.include({ all_day: true, start_date: "2027-06-01 00:00:00", end_date: "2027-06-02 23:59:59", timezone: "Europe/Rome" });
 
-    expect(report.skipped.map((s) => [s.uid, s.reason.split(":")[0]])).to.deep.equal([
-      ["0a1b2c3d4e5f@google.com", "a changed occurrence (RECURRENCE-ID 2027-04-20T19"],
-      ["cancelled-1@google.com", "cancelled (STATUS"],
-    ]);
+    expect(report.skipped.map((s) => [s.uid, s.reason.split(":")[0]])).to.deep.equal([["cancelled-1@google.com", "cancelled (STATUS"]]);
+
+    // The changed occurrence (its own VEVENT with a RECURRENCE-ID) is detached from the series with its fields.
+    const late = report.created.find((e) => e.title === "Choir rehearsal (late start)");
+    expect(late, JSON.stringify(report.created)).to.not.equal(undefined);
+    const detached = (await t.get(`/events/${late?.id}`)).body;
+    expect(detached).to.include({ series_id: choir.id, original_start_date: "2027-04-20 19:00:00", start_date: "2027-04-20 20:00:00", timezone: "Europe/Rome" });
+    expect((await t.site.engine.occurrences.list(choir.id)).map((o) => o.start_local.slice(0, 10))).to.not.include("2027-04-20");
+    const listed = await t.get("/events", { query: { start_date: "2027-04-19", end_date: "2027-04-21" } });
+    expect(listed.body.events.map((e: { id: number }) => e.id)).to.deep.equal([detached.id]);
+
+    // Imported again unchanged: nothing written. With the occurrence changed again: the detached event is updated, not duplicated.
+    const again = await importIcs(t.site.engine, file("google"), await admin(t));
+    expect(again.created).to.deep.equal([]);
+    const moved = await importIcs(t.site.engine, file("google").replace("SUMMARY:Choir rehearsal (late start)", "SUMMARY:Choir rehearsal (later start)"), await admin(t));
+    expect(moved.created).to.deep.equal([]);
+    expect(moved.updated.map((e) => [e.id, e.title])).to.deep.include.members([[detached.id, "Choir rehearsal (later start)"]]);
+    const relisted = await t.get("/events", { query: { start_date: "2027-04-19", end_date: "2027-04-21" } });
+    expect(relisted.body.events.map((e: { id: number; title: string }) => [e.id, e.title])).to.deep.equal([[detached.id, "Choir rehearsal (later start)"]]);
   });
 
   it("is idempotent by UID: a second import updates or skips, never duplicates", async () => {
@@ -167,10 +182,10 @@ describe("calpress import ics", () => {
       expect((await runCli(["fixture", "load", "minimal", "--db", db])).code).to.equal(0);
       const run = await runCli(["import", "ics", path.join(ICS_DIR, "google.ics"), "--db", db]);
       expect(run.code, run.err.join("\n")).to.equal(0);
-      expect(run.out[0]).to.match(/^imported .*google\.ics: 2 created, 0 updated, 2 skipped$/);
+      expect(run.out[0]).to.match(/^imported .*google\.ics: 3 created, 0 updated, 1 skipped$/);
       expect(run.out.some((l) => /created \d+ Choir rehearsal \(0a1b2c3d4e5f@google.com\)/.test(l))).to.equal(true);
       const again = await runCli(["import", "ics", path.join(ICS_DIR, "google.ics"), "--db", db, "--as", "editor"]);
-      expect(again.out[0]).to.match(/0 created, 0 updated, 4 skipped$/);
+      expect(again.out[0]).to.match(/0 created, 0 updated, 3 skipped$/);
       const bad = await runCli(["import", "ics", path.join(dir, "missing.ics"), "--db", db]);
       expect(bad.code).to.equal(2);
       expect(bad.err[0]).to.match(/no such file/);

@@ -15,9 +15,9 @@
  *   duplicate rule does), ORGANIZER an organizer (CN and mailto), CATEGORIES
  *   categories, URL the website, RRULE/RDATE/EXDATE the recurrence.
  * - Exceptions: an occurrence cancelled in its own VEVENT (RECURRENCE-ID
- *   with STATUS:CANCELLED) becomes an EXDATE of its series; a changed
- *   occurrence is reported as skipped (detached occurrences are not
- *   supported yet) and the series keeps that occurrence as its rule says.
+ *   with STATUS:CANCELLED) becomes an EXDATE of its series; a changed one
+ *   detaches that occurrence (lib/calendar/recurrence/exceptions.ts) with
+ *   the VEVENT's fields, or updates the event an earlier import detached.
  * - DESCRIPTION is text: escaped and kept with its paragraphs; an HTML
  *   X-ALT-DESC is sanitised as any HTML from outside is.
  */
@@ -32,6 +32,8 @@ import type { CurrentUser } from "../../users/types";
 import { createEvent, updateEvent, type EventWriteInput } from "../events/operations";
 import { EVENT } from "../post-types";
 import { parseRecurrence, RecurrenceError } from "../recurrence/rules";
+import { detachedOccurrences } from "../recurrence/series";
+import { occurrenceId } from "../../posts/occurrence-ids";
 
 export const ICAL_UID_META = "_ical_uid";
 const ICAL_HASH_META = "_ical_hash";
@@ -346,10 +348,6 @@ export async function importIcs(engine: EngineApi, text: string, user: CurrentUs
       report.skipped.push({ uid, title: textOf(group.overrides[0], "summary"), reason: "an occurrence (RECURRENCE-ID) without its series in the file" });
       continue;
     }
-    for (const changed of group.overrides.filter((o) => textOf(o, "status").toUpperCase() !== "CANCELLED")) {
-      const when = String(changed.getFirstPropertyValue("recurrence-id") ?? "");
-      report.skipped.push({ uid, title: textOf(changed, "summary"), reason: `a changed occurrence (RECURRENCE-ID ${when}): detached occurrences are not supported yet; the series keeps it as its rule says` });
-    }
     let mapped: Mapped | { skip: string };
     try {
       mapped = mapEvent(group.master, group.overrides, reader);
@@ -373,6 +371,9 @@ export async function importIcs(engine: EngineApi, text: string, user: CurrentUs
         ? await updateEvent(engine, existing.id, mapped.input, user, { language: options.language, fetch: options.fetch, meta })
         : await createEvent(engine, mapped.input, user, { language: options.language, fetch: options.fetch, meta });
       (existing ? report.updated : report.created).push({ uid, id: post.id, title: post.title });
+      for (const changed of group.overrides.filter((o) => textOf(o, "status").toUpperCase() !== "CANCELLED")) {
+        await importChangedOccurrence(engine, post.id, uid, changed, reader, user, options, report);
+      }
     } catch (err) {
       if (!isRestError(err)) throw err;
       const params = (err.data as { params?: Record<string, string> } | undefined)?.params;
@@ -382,6 +383,60 @@ export async function importIcs(engine: EngineApi, text: string, user: CurrentUs
   }
   options.onProgress?.(done, groups.size);
   return report;
+}
+
+/**
+ * A changed occurrence of the series `seriesId` (its own VEVENT with a
+ * RECURRENCE-ID): the event an earlier import detached for it is updated,
+ * else the occurrence the RECURRENCE-ID names is detached with the VEVENT's
+ * fields; one that names no occurrence of the series is skipped.
+ */
+async function importChangedOccurrence(
+  engine: EngineApi,
+  seriesId: number,
+  uid: string,
+  changed: Component,
+  reader: TimeReader,
+  user: CurrentUser,
+  options: ImportOptions,
+  report: ImportReport,
+): Promise<void> {
+  const title = textOf(changed, "summary");
+  const time = changed.getFirstPropertyValue("recurrence-id");
+  const skip = (reason: string): void => {
+    report.skipped.push({ uid, title, reason: `a changed occurrence (RECURRENCE-ID ${String(time ?? "")}): ${reason}` });
+  };
+  if (!(time instanceof ICAL.Time)) return skip("not a date or date-time");
+  const placed = reader.place(time, tzidOf(changed, "recurrence-id"));
+  const utc = placed.utc?.toUTC().toFormat(SQL) ?? null;
+  // A date names that day's occurrence; a date-time the one that starts at that instant.
+  const names = (key: string, startUtc: string): boolean => (utc === null ? key.slice(0, 10) === placed.wall.slice(0, 10) : startUtc === utc);
+  let mapped: Mapped | { skip: string };
+  try {
+    mapped = mapEvent(changed, [], reader);
+  } catch (err) {
+    if (err instanceof IcsFormatError) return skip(err.message);
+    throw err;
+  }
+  if ("skip" in mapped) return skip(mapped.skip);
+  // An occurrence has no rules of its own.
+  delete mapped.input.recurrence;
+  const opts = { language: options.language, fetch: options.fetch };
+  try {
+    const earlier = (await detachedOccurrences(engine, seriesId)).find((p) => names(String(p.fields.recurrence_id), String(p.fields.recurrence_id_utc)));
+    if (earlier !== undefined) {
+      const post = await updateEvent(engine, earlier.id, mapped.input, user, opts);
+      report.updated.push({ uid, id: post.id, title: post.title });
+      return;
+    }
+    const occurrence = (await engine.occurrences.list(seriesId)).find((o) => names(o.key, o.start_utc));
+    if (occurrence === undefined) return skip("the series has no occurrence there");
+    const post = await updateEvent(engine, occurrenceId(occurrence.id), mapped.input, user, opts);
+    report.created.push({ uid, id: post.id, title: post.title });
+  } catch (err) {
+    if (!isRestError(err)) throw err;
+    skip(err.message);
+  }
 }
 
 /** Largest iCalendar file fetched from a URL. */

@@ -73,6 +73,11 @@ export async function syncSeries(engine: EngineApi, post: LoadedPost, before: "n
 
 /** The keys of the series' detached occurrences, whatever their status (a trashed one stays cancelled). */
 export async function detachedKeys(engine: EngineApi, seriesId: number): Promise<Set<string>> {
+  return new Set((await detachedOccurrences(engine, seriesId)).flatMap((p) => (typeof p.fields.recurrence_id === "string" ? [p.fields.recurrence_id] : [])));
+}
+
+/** The events detached from the series (lib/calendar/recurrence/exceptions.ts), in any status. */
+export async function detachedOccurrences(engine: EngineApi, seriesId: number): Promise<LoadedPost[]> {
   const { posts } = await engine.posts.find({
     type: EVENT,
     status: [...POST_STATUSES],
@@ -82,7 +87,7 @@ export async function detachedKeys(engine: EngineApi, seriesId: number): Promise
     noTotal: true,
     with: {},
   });
-  return new Set(posts.flatMap((p) => (typeof p.fields.recurrence_id === "string" ? [p.fields.recurrence_id] : [])));
+  return posts;
 }
 
 /** Whether the series' occurrences before `horizon` (a UTC date) are all there already: its rules end before it. */
