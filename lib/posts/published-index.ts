@@ -869,15 +869,22 @@ export class PublishedIndex {
       if (number !== undefined && matches.length > 0) {
         // From the posting lists of the relation's targets: each is named once
         // the first of its linking posts is found among the matches (a mark per id).
+        // By post: an instance that matches names its post, whose slots all carry its links.
+        const posts = this.slots.post;
+        const slotOf = this.slots.slotOf;
+        const matchedPosts: number[] = [];
         let max = 0;
-        for (const id of matches) if (id > max) max = id;
+        for (const id of matches) {
+          const post = posts[slotOf.get(id) as number];
+          matchedPosts.push(post);
+          if (post > max) max = post;
+        }
         const matched = new Uint8Array(max + 1);
-        for (const id of matches) matched[id] = 1;
-        const slotIds = this.slots.id;
+        for (const post of matchedPosts) matched[post] = 1;
         for (const [key, posting] of this.slots.byLink) {
           if (key % 64 !== number) continue;
           for (const slot of posting) {
-            const id = slotIds[slot];
+            const id = posts[slot];
             if (id <= max && matched[id] === 1) {
               found.push((key - number) / 64);
               break;

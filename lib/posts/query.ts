@@ -214,7 +214,7 @@ export class PostQueries {
    * linked type's own index takes any number.
    */
   private async linkTargetsFromIndex(relation: string, by: NonNullable<NonNullable<PostQuery["links"]>[number]["linkedBy"]>, most = MAX_NAMED_TARGETS): Promise<readonly number[] | null> {
-    const linking: PostQuery = { type: by.type, status: by.status, visibility: by.visibility, where: by.where };
+    const linking: PostQuery = { type: by.type, status: by.status, visibility: by.visibility, where: by.where, occurrences: by.occurrences };
     const synced = await this.syncedIndex(by.type, linking);
     if (synced === null) return null;
     let targets: number[];
@@ -683,6 +683,11 @@ export class PostQueries {
       if (by.status) sub.whereIn("lp.status", by.status);
       if (by.visibility) applyVisibility(sub, [byType], by.visibility, "lp");
       let joined = false;
+      const byInstances = await this.instanceFields({ type: by.type, occurrences: by.occurrences });
+      if (byInstances !== undefined && byType.fieldsTable) {
+        sub.leftJoin(this.instanceRows(byType, byType.fieldsTable, byInstances).as("lf"), "lf.post_id", "lp.id");
+        joined = true;
+      }
       const byField: FieldColumn = (name) => {
         const def = byType.fields[name];
         if (!def || !byType.fieldsTable) return null;

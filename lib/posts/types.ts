@@ -172,6 +172,8 @@ export interface LinkedByCondition {
   visibility?: Visibility;
   /** Typed fields of `type` or core columns of the linking posts. */
   where?: FieldCondition[];
+  /** The linking posts' instances count, each with its own times (PostQuery.occurrences). */
+  occurrences?: boolean;
 }
 
 export interface Visibility {

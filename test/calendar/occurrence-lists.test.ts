@@ -203,11 +203,23 @@ forEachDatabase("recurring events: lists and reads per occurrence", (db) => {
   it("shows only the occurrences to come in the default upcoming window", async () => {
     const t = site();
     const from = dayAt(-15, "08:00:00");
-    const running = await makeEvent(t, { title: "Daily standup", status: "publish", start_date: from, end_date: from.replace("08:00:00", "08:15:00"), recurrence: ["RRULE:FREQ=DAILY;COUNT=30"] });
+    const running = await makeEvent(t, {
+      title: "Daily standup",
+      status: "publish",
+      venue: { venue: "Standup Corner" },
+      start_date: from,
+      end_date: from.replace("08:00:00", "08:15:00"),
+      recurrence: ["RRULE:FREQ=DAILY;COUNT=30"],
+    });
     const body = await listAll(t, { per_page: 50 });
     const mine = body.events.filter((e: any) => e.series_id === running.id);
     // From yesterday (the default start_date is the start of yesterday, as the original's) to the end of the series.
     expect(mine.length).to.equal(16);
     expect(mine[0].start_date).to.equal(dayAt(-1, "08:00:00"));
+    // Its venue has events to come: the occurrences count, not the series' first start (from memory and from SQL).
+    for (const as of [undefined, "editor"]) {
+      const venues = await t.get("/venues", as === undefined ? { query: { only_with_upcoming: 1, per_page: 50 } } : { query: { only_with_upcoming: 1, per_page: 50 }, as });
+      expect(venues.body.venues.map((v: { venue: string }) => v.venue), as).to.include("Standup Corner");
+    }
   });
 });

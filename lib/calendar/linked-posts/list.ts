@@ -96,6 +96,8 @@ export function linkedListQuery(engine: EngineApi, kind: LinkedPostKind, o: Link
         // from listings are never listed. The original looks at the first
         // page of upcoming events only (quirk); calpress considers all.
         visibility: { user: o.user, mode: "list-edit" },
+        // A series counts by each occurrence (issue 22): one that started last year may have one to come.
+        occurrences: true,
         where: [
           { field: "start_utc", op: ">=", value: nowUtc(engine) },
           { field: "hide_from_listings", op: "!=", value: true },
