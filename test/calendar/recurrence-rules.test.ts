@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { expandSeries, horizonWall, MAX_OCCURRENCES, type SeriesBase } from "../../lib/calendar/recurrence/expand";
 import { parseRecurrence, RecurrenceError } from "../../lib/calendar/recurrence/rules";
+import { endsBefore } from "../../lib/calendar/recurrence/series";
 
 const FAR = "2030-12-31 23:59:59";
 
@@ -146,5 +147,51 @@ describe("recurrence: expanding a series", () => {
 
   it("without rules is the event itself", () => {
     expect(starts([], utc("2026-01-01 10:00:00", "2026-01-01 11:00:00"))).to.deep.equal(["2026-01-01 10:00:00"]);
+  });
+});
+
+describe("recurrence: which series the daily extension may skip", () => {
+  // For each rule and start: every horizon at which endsBefore says the series is complete must find no
+  // occurrence on or after it when expanded far beyond (a skip never loses an occurrence).
+  const RULES = [
+    "RRULE:FREQ=DAILY;COUNT=30",
+    "RRULE:FREQ=DAILY;INTERVAL=3;COUNT=10",
+    "RRULE:FREQ=WEEKLY;COUNT=12",
+    "RRULE:FREQ=WEEKLY;BYDAY=MO,WE,FR;COUNT=20",
+    "RRULE:FREQ=MONTHLY;COUNT=6",
+    "RRULE:FREQ=MONTHLY;BYDAY=-1FR;COUNT=8",
+    "RRULE:FREQ=MONTHLY;BYDAY=5SU;COUNT=4",
+    "RRULE:FREQ=YEARLY;COUNT=3",
+    "RRULE:FREQ=MONTHLY;BYMONTHDAY=31;COUNT=5",
+    "RRULE:FREQ=DAILY;BYMONTH=1;COUNT=40",
+  ];
+  const STARTS = ["2027-01-31 10:00:00", "2028-02-29 10:00:00", "2027-06-15 19:30:00"];
+
+  it("skips only series whose every occurrence lies before the horizon", () => {
+    let skipped = 0;
+    for (const rule of RULES) {
+      for (const start of STARTS) {
+        const base: SeriesBase = { startLocal: start, endLocal: `${start.slice(0, 10)} 23:00:00`, zone: "UTC", allDay: false };
+        const all = expandSeries(parseRecurrence([rule]), base, "2060-12-31 23:59:59").map((o) => o.key);
+        for (let year = 2027; year <= 2046; year++) {
+          for (const monthDay of ["01-01", "07-01"]) {
+            const horizonDay = `${year}-${monthDay}`;
+            if (!endsBefore([rule], horizonDay, start)) continue;
+            skipped++;
+            expect(all.filter((k) => k.slice(0, 10) >= horizonDay), `${rule} from ${start}, horizon ${horizonDay}`).to.deep.equal([]);
+          }
+        }
+      }
+    }
+    // The bound lets most finished series be skipped.
+    expect(skipped).to.be.greaterThan(300);
+  });
+
+  it("never skips a rule it cannot bound, nor one that may reach the horizon", () => {
+    expect(endsBefore(["RRULE:FREQ=WEEKLY"], "2060-01-01", "2027-01-01 10:00:00")).to.equal(false);
+    expect(endsBefore(["RRULE:FREQ=DAILY;BYMONTH=1;COUNT=40"], "2060-01-01", "2027-01-01 10:00:00")).to.equal(false);
+    expect(endsBefore(["RRULE:FREQ=WEEKLY;COUNT=12"], "2027-03-01", "2027-01-01 10:00:00")).to.equal(false);
+    expect(endsBefore(["RRULE:FREQ=WEEKLY;COUNT=12"], "2027-06-01", "2027-01-01 10:00:00")).to.equal(true);
+    expect(endsBefore(["RRULE:FREQ=WEEKLY;COUNT=12", "RDATE;VALUE=DATE:20290101"], "2027-06-01", "2027-01-01 10:00:00")).to.equal(false);
   });
 });

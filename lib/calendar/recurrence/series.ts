@@ -8,6 +8,7 @@
  * The horizon is the site option `recurrence_horizon_days` (default 730,
  * at most 3650) after now; `extendSeries` moves it on as time passes.
  */
+import { DateTime } from "luxon";
 import type { EngineApi } from "../../engine-api";
 import { POST_STATUSES, type LoadedPost } from "../../posts/types";
 import type { OccurrenceInput } from "../../posts/types";
@@ -90,40 +91,106 @@ export async function detachedOccurrences(engine: EngineApi, seriesId: number): 
   return posts;
 }
 
-/** Whether the series' occurrences before `horizon` (a UTC date) are all there already: its rules end before it. */
-function endsBefore(lines: string[], horizonDay: string): boolean {
+/**
+ * Whether the series' occurrences before `horizonDay` (a UTC date) are all
+ * there already: each rule ends before it (by its UNTIL, or by a bound on
+ * where COUNT occurrences can reach, see `countReach`), as do its RDATEs.
+ * Decided from the rules alone: the daily extension then expands only the
+ * series that may still grow.
+ */
+export function endsBefore(lines: string[], horizonDay: string, startLocal: string): boolean {
   const parsed = parseRecurrence(lines);
-  // COUNT ends somewhere: expanded again only when the horizon passes it (rare and cheap); treated as open.
-  return parsed.rules.every((r) => r.until !== undefined && ruleDay(r.until) < horizonDay) && parsed.rdates.every((d) => ruleDay(d) < horizonDay);
+  const start = DateTime.fromISO(startLocal.slice(0, 10), { zone: "UTC" });
+  return (
+    parsed.rules.every((r) => {
+      if (r.until !== undefined) return ruleDay(r.until) < horizonDay;
+      const reach = r.count === undefined ? null : countReach(r.text, r.count);
+      // A day of margin for the zone between the wall clock and the UTC horizon.
+      return reach !== null && start.isValid && start.plus(reach).plus({ days: 1 }).toISODate()! < horizonDay;
+    }) && parsed.rdates.every((d) => ruleDay(d) < horizonDay)
+  );
+}
+
+/**
+ * How far from its start a rule's COUNT occurrences can reach at most, or
+ * null where no simple bound holds. Each period (of INTERVAL units) holds
+ * at least one occurrence unless a part skips periods: a day of the month
+ * past the 28th skips months (at most one in two), a monthly weekday
+ * ordinal past the 4th skips months (at most two in three), a yearly
+ * 29 February skips years (at most seven in eight). Other BY parts (BYMONTH,
+ * BYYEARDAY, BYWEEKNO, BYSETPOS, BYMONTHDAY lists, weekday filters of a
+ * daily rule) may skip more: no bound.
+ */
+function countReach(ruleText: string, count: number): { days: number } | { months: number } | null {
+  const parts = new Map(ruleText.split(";").map((p) => p.split("=") as [string, string]));
+  const interval = Number(parts.get("INTERVAL") ?? "1");
+  const freq = parts.get("FREQ");
+  const others = [...parts.keys()].filter((k) => !["FREQ", "INTERVAL", "COUNT", "WKST"].includes(k));
+  const periods = count * interval;
+  if (freq === "DAILY") return others.length === 0 ? { days: periods } : null;
+  if (freq === "WEEKLY") return others.every((k) => k === "BYDAY") ? { days: periods * 7 } : null;
+  if (freq === "MONTHLY") {
+    if (others.length === 0) return { months: periods * 2 };
+    const byday = parts.get("BYDAY");
+    return others.length === 1 && byday !== undefined && /^[+-]?[1-5](MO|TU|WE|TH|FR|SA|SU)$/.test(byday) ? { months: periods * 3 } : null;
+  }
+  if (freq === "YEARLY") return others.length === 0 ? { months: periods * 12 * 8 } : null;
+  return null;
 }
 
 /**
  * Moves every open series' occurrences on to the current horizon (run daily
  * by the serving process; idempotent, so several processes may run it).
- * Returns how many series were looked at again.
+ * Returns how many series it wrote.
+ *
+ * Each series is expanded first outside any transaction, and written only
+ * when the new horizon brings an occurrence it has not stored: a site's
+ * series mostly end well before the horizon, and a write transaction for
+ * each (ten thousand at the benchmark's size) held the writer for minutes.
+ * A detached occurrence looks missing here; the transaction, which knows
+ * them, then writes nothing.
  */
 export async function extendSeries(engine: EngineApi, now: Date): Promise<number> {
   const days = await horizonDays(engine);
+  const siteZone = await engine.options.timezone();
   const horizonDay = new Date(now.getTime() + days * 86_400_000).toISOString().slice(0, 10);
   let extended = 0;
   for (let page = 1; ; page++) {
-    const { ids } = await engine.posts.findIds({ type: EVENT, status: [...POST_STATUSES], where: [{ field: "recurrence", op: "not null" }], orderBy: [{ field: "id", dir: "asc" }], page, perPage: 500, noTotal: true });
-    for (const id of ids) {
+    const { posts } = await engine.posts.find({
+      type: EVENT,
+      status: [...POST_STATUSES],
+      where: [{ field: "recurrence", op: "not null" }],
+      orderBy: [{ field: "id", dir: "asc" }],
+      page,
+      perPage: 500,
+      noTotal: true,
+      with: {},
+    });
+    for (const post of posts) {
+      const lines = storedRecurrence(post);
+      if (lines.length === 0 || endsBefore(lines, horizonDay, String(post.fields.start_local ?? ""))) continue;
+      let wanted: OccurrenceInput[];
+      try {
+        wanted = seriesOccurrences(post, now, days, siteZone);
+      } catch (err) {
+        // A rule that now makes too many occurrences keeps the ones it has (they were valid when written).
+        if (err instanceof RecurrenceError) continue;
+        throw err;
+      }
+      const stored = new Set((await engine.occurrences.list(post.id)).map((o) => o.key));
+      if (wanted.every((o) => stored.has(o.key))) continue;
+      extended++;
       await engine.write(async (tx) => {
-        // Read again in the write's transaction, not taken from a page read before it: an edit in between has synced the series itself.
-        const post = await tx.posts.get(id);
-        if (!post || post.type !== EVENT) return;
-        const lines = storedRecurrence(post);
-        if (lines.length === 0 || endsBefore(lines, horizonDay)) return;
-        extended++;
+        // Read again in the write's transaction: an edit in between has synced the series itself.
+        const current = await tx.posts.get(post.id);
+        if (!current || current.type !== EVENT || storedRecurrence(current).length === 0) return;
         try {
-          await syncSeries(tx, post, "series", now);
+          await syncSeries(tx, current, "series", now);
         } catch (err) {
-          // A rule that now makes too many occurrences keeps the ones it has (they were valid when written).
           if (!(err instanceof RecurrenceError)) throw err;
         }
       });
     }
-    if (ids.length < 500) return extended;
+    if (posts.length < 500) return extended;
   }
 }
