@@ -1,7 +1,6 @@
 import type { EngineApi } from "../engine-api";
 import { EVENT, ORGANIZER, VENUE } from "./post-types";
 import { NAMESPACE } from "./common/args";
-import { occurrenceId } from "../posts/occurrence-ids";
 
 const COLLECTIONS: Record<string, string> = { [EVENT]: "events", [VENUE]: "venues", [ORGANIZER]: "organizers" };
 
@@ -15,20 +14,10 @@ function storedPosts(engine: EngineApi) {
   return engine.knex(engine.tables.posts).whereIn("type", Object.keys(COLLECTIONS)).where({ status: "publish", password: "" });
 }
 
-/** The occurrences of those posts (the series' instances, issue 22): their records are what lists of them show. */
-function storedOccurrences(engine: EngineApi) {
-  const { knex, tables } = engine;
-  return knex(`${tables.occurrences} as o`)
-    .join(`${tables.posts} as p`, "p.id", "o.post_id")
-    .where({ "p.type": EVENT, "p.status": "publish", "p.password": "" });
-}
-
 /**
  * The paths (below the REST root) of every public single record whose
  * answer the answer store keeps: published events, venues and organizers
- * without a password, by ID and by slug, and the occurrences of such
- * events by their ids (a list of occurrences then finds their records kept,
- * as it finds single events'). What `serve --warm` requests once
+ * without a password, by ID and by slug. What `serve --warm` requests once
  * so that the store holds them before the first reader asks. `total` counts
  * them; `pages` gives them a page of posts at a time, in ID order (the
  * whole list at 100k events was ~30 MB of rows and strings at once, which
@@ -41,8 +30,7 @@ export function storedAnswerPaths(engine: EngineApi, pageSize = 1000): { total()
         n: number | string;
         slugs: number | string | null;
       }>;
-      const occurrences = (await storedOccurrences(engine).count({ n: "*" }).first()) as { n: number | string } | undefined;
-      return rows.reduce((sum, row) => sum + Number(row.n) + Number(row.slugs ?? 0), 0) + Number(occurrences?.n ?? 0);
+      return rows.reduce((sum, row) => sum + Number(row.n) + Number(row.slugs ?? 0), 0);
     },
     async *pages() {
       let after = 0;
@@ -52,7 +40,7 @@ export function storedAnswerPaths(engine: EngineApi, pageSize = 1000): { total()
           type: string;
           slug: string;
         }>;
-        if (rows.length === 0) break;
+        if (rows.length === 0) return;
         const paths: string[] = [];
         for (const row of rows) {
           const base = `${NAMESPACE}/${COLLECTIONS[row.type]}`;
@@ -61,12 +49,6 @@ export function storedAnswerPaths(engine: EngineApi, pageSize = 1000): { total()
         }
         yield paths;
         after = Number(rows[rows.length - 1].id);
-      }
-      for (let from = 0; ; ) {
-        const rows = (await storedOccurrences(engine).where("o.id", ">", from).orderBy("o.id").limit(pageSize).select("o.id")) as Array<{ id: number | string }>;
-        if (rows.length === 0) return;
-        yield rows.map((r) => `${NAMESPACE}/${COLLECTIONS[EVENT]}/${occurrenceId(Number(r.id))}`);
-        from = Number(rows[rows.length - 1].id);
       }
     },
   };
