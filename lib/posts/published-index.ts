@@ -692,7 +692,7 @@ export class PublishedIndex {
    * The instance entries of the posts among `entries` that repeat: each the
    * post's entry with the instance's times in the held fields they stand
    * for (PostTypeConfig.occurrenceFields), and no text (a search matches the
-   * post, then its instances: see \`filter\`).
+   * post, then its instances: see `filter`).
    */
   private async instances(entries: readonly Entry[]): Promise<Entry[]> {
     const names = this.type.config.occurrenceFields;

@@ -429,9 +429,9 @@ export class PostQueries {
 
   /**
    * The typed-field rows of a type that repeats, one per listed row: the
-   * field row of each post without instances (\`list_id\` its id), and for
+   * field row of each post without instances (`list_id` its id), and for
    * each instance the post's field row with the instance's times in the
-   * mapped fields (\`list_id\` the instance's id). Joined as \`f\`, so every
+   * mapped fields (`list_id` the instance's id). Joined as `f`, so every
    * condition and order on typed fields applies to instances as written.
    */
   private instanceRows(type: RegisteredPostType, fieldsTable: string, names: OccurrenceFields): Knex.QueryBuilder {
