@@ -292,7 +292,8 @@ describe("pages in Chromium", function () {
     await openCalendar(`#month=2030-08&event=${ids.choir}`);
     await page.locator("#detail-title", { hasText: "Choir Practice" }).waitFor();
     expect(await page.locator("#detail .event-repeats").textContent()).to.equal("Every week, 4 times");
-    const chip = page.locator(`td[data-day="2030-08-06"] [data-event-id="${ids.choir}"]`);
+    // The grid lists the series' first occurrence (an id of its own, issue 22).
+    const chip = page.locator(`td[data-day="2030-08-06"] [data-event-id]`, { hasText: "Choir Practice" });
     expect(await chip.locator(".repeats").getAttribute("aria-hidden")).to.equal("true");
     expect(await chip.textContent()).to.contain("(repeats: Every week, 4 times)");
     expect(problems).to.deep.equal([]);
