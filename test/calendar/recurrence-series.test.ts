@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { extendSeries, RECURRENCE_HORIZON_OPTION } from "../../lib/calendar/recurrence/series";
 import { forEachDatabase } from "../support/databases";
 import type { TestSite } from "../support/site";
+import { feedEvents } from "./ical-read";
 import { useSite } from "./events-support";
 
 async function occurrences(t: TestSite, id: number): Promise<Array<{ id: number; key: string; start_local: string; end_local: string; start_utc: string }>> {
@@ -185,10 +186,7 @@ forEachDatabase("recurring events: the iCal feed writes a series as its rules", 
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       const feed = await t.get("/events.ics", { query: { include: created.body.id } });
       expect(feed.status, feed.text).to.equal(200);
-      const calendar = new ICAL.Component(ICAL.parse(feed.text));
-      ICAL.TimezoneService.reset();
-      for (const vtimezone of calendar.getAllSubcomponents("vtimezone")) ICAL.TimezoneService.register(vtimezone);
-      const vevents = calendar.getAllSubcomponents("vevent");
+      const vevents = feedEvents(feed.text);
       expect(vevents).to.have.length(1);
       const event = new ICAL.Event(vevents[0]);
       expect(event.isRecurring()).to.equal(true);

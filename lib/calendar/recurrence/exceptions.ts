@@ -20,7 +20,7 @@ import type { LoadedPost } from "../../posts/types";
 import type { CurrentUser } from "../../users/types";
 import { EVENT } from "../post-types";
 import { parseRecurrence } from "./rules";
-import { recurrenceFieldValue, storedRecurrence, syncSeries } from "./series";
+import { detachedOccurrences, recurrenceFieldValue, storedRecurrence, syncSeries } from "./series";
 
 /**
  * `lines` with the occurrence that starts at `key` (the event's wall clock)
@@ -86,14 +86,5 @@ export async function detachOccurrence(tx: EngineApi, occurrence: LoadedPost, us
 
 /** Trashes the detached occurrences of a series being trashed. */
 export async function trashDetached(tx: EngineApi, seriesId: number): Promise<void> {
-  const { posts } = await tx.posts.find({
-    type: EVENT,
-    status: ["publish", "future", "draft", "pending", "private"],
-    parent: [seriesId],
-    where: [{ field: "recurrence_id", op: "not null" }],
-    perPage: 0,
-    noTotal: true,
-    with: {},
-  });
-  for (const p of posts) await tx.posts.trash(p.id);
+  for (const p of await detachedOccurrences(tx, seriesId)) if (p.status !== "trash") await tx.posts.trash(p.id);
 }
