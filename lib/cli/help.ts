@@ -15,7 +15,7 @@ Run "calpress <command> --help" for the options of a command; "calpress --versio
                       [--fixture <name|path>] [--timezone <IANA zone>]
                       [--rest-prefix /wp-json] [--site-url <url>] [--user <login>:<password>:<role>]...
                       [--answer-store <file> [--answer-store-max <MiB>] [--warm]] [--trust-proxy <setting>]
-                      [--table-prefix cp_] [--force]
+                      [--table-prefix cp_] [--force] [--workers N|auto]
 
   --port          port to listen on; 0 takes a free port (default 8080)
   --host          address to bind (default 127.0.0.1)
@@ -42,6 +42,9 @@ Run "calpress <command> --help" for the options of a command; "calpress --versio
                   their addresses or subnets (10.0.0.0/8,loopback), or true (any X-Forwarded-For)
   --table-prefix  prefix of every table calpress creates (default cp_; "" for the unprefixed
                   tables of a database made before prefixes existed)
+  --workers       serve from N worker processes on one port (auto: one per core); the primary
+                  prepares the database, replaces a worker that dies and passes SIGTERM on.
+                  Needs a database they share (a SQLite file, PostgreSQL, MariaDB)
 
   Environment: CALPRESS_SECRET, key material for application-password hashes and nonces kept
   outside the database (setting or changing it invalidates existing application passwords).`,

@@ -8,6 +8,7 @@ import { normaliseAppPassword } from "../users/users";
 import { parseTrustProxy, type TrustProxy } from "../routes/client-address";
 import { storedAnswerPaths } from "../calendar/stored-paths";
 import { warmStoredAnswers } from "./warm";
+import { announceListening, isServeWorker, parseWorkers, runPrimary } from "./workers";
 import type { CliIO } from "./io";
 import { pageTitle } from "../pages";
 import { ROLE_NAMES, RoleName } from "../users/types";
@@ -133,10 +134,14 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
       warm: { type: "boolean" },
       force: { type: "boolean" },
       "trust-proxy": { type: "string" },
+      workers: { type: "string" },
     },
     0,
   );
   if (wantsHelp(p, "serve", io)) return 0;
+  const workers = parseWorkers(str(p, "workers"));
+  // In a worker the primary has prepared the database and announces the server.
+  const inWorker = isServeWorker();
   const port = integer(p, "port", { min: 0, max: 65535 }) ?? 8080;
   const host = str(p, "host") ?? "127.0.0.1";
   const db = str(p, "db") ?? DEFAULT_DB;
@@ -146,6 +151,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   const timezone = str(p, "timezone");
   const siteUrl = siteUrlArg(str(p, "site-url"));
   const trustProxy = trustProxyArg(str(p, "trust-proxy"));
+  if (workers !== undefined && (db === ":memory:" || db === "sqlite::memory:")) throw new UsageError("--workers needs a database the workers share: a file or a server, not :memory:");
 
   const isDefaultDb = str(p, "db") === undefined;
   const freshDefault = isDefaultDb && !fs.existsSync(path.resolve(DEFAULT_DB));
@@ -162,12 +168,12 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   if (storeMax !== undefined && answerFile === undefined) throw new UsageError("--answer-store-max bounds the answer store: give --answer-store <file> too");
   const answerStore = answerFile === undefined ? false : { file: answerFile, ...(storeMax === undefined ? {} : { maxBytes: storeMax * 1024 * 1024 }) };
   for (const u of users) warnShortAppPassword(io, u.login, u.password);
-  const toLoad = fixtureName ?? (freshDefault ? "demo" : undefined);
+  const toLoad = inWorker ? undefined : (fixtureName ?? (freshDefault ? "demo" : undefined));
   const site = await createSite({ db, tablePrefix: tablePrefix(p), timezone, restPrefix: prefix, siteUrl, trustProxy, answerStore });
   try {
     // Before the fixture (which may name them as authors) and again after it
-    // (the operator's role wins over the fixture's).
-    await ensureOperatorUsers(site, users);
+    // (the operator's role wins over the fixture's). Workers find both done.
+    if (!inWorker) await ensureOperatorUsers(site, users);
     if (toLoad) {
       io.err(`Loading fixture ${toLoad}…`);
       await loadFixture(site.engine, resolveFixture(toLoad), { progress: progressTo(io), force: p.values.force === true, skipAppPasswords: users.map((u) => u.login) });
@@ -181,6 +187,42 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   // Everything is served under the site URL's path (a proxy forwards the path as it is).
   const sitePath = site.siteUrl === undefined ? "" : new URL(site.siteUrl).pathname.replace(/\/+$/, "");
   const under = (mount: string): string => (sitePath === "" ? mount : mount === "/" ? sitePath : `${sitePath}${mount}`);
+  const pages = site.pages.map(([mount, router]) => ({ title: pageTitle(router) ?? "Page", path: mount === "/" ? `${sitePath}/` : under(mount) }));
+  /** What a single server prints once it listens, and a primary once every worker does. */
+  const announce = (port: number): void => {
+    const shownHost = host.includes(":") ? `[${host}]` : host;
+    const root = `http://${shownHost}:${port}${sitePath}${prefix}/`;
+    io.out(`calpress listening on ${root}`);
+    if (site.siteUrl !== undefined) io.out(`${"Site URL:".padEnd(15)}${site.siteUrl} (every generated URL)`);
+    const origin = `http://${shownHost}:${port}`;
+    for (const page of pages) io.out(`${`${page.title}:`.padEnd(15)}${origin}${page.path}`);
+    if (answerFile !== undefined && !storeAvailable) io.err("calpress: --answer-store is not available on this database (SQLite and PostgreSQL only); answers are built every time");
+    if (warm && storeAvailable) {
+      // In the background: the server answers meanwhile.
+      warming = warmStoredAnswers(root, storedAnswerPaths(site.engine), io).catch((err: Error) => io.err(`calpress: warming stored answers failed: ${err.message}`));
+    }
+    if (toLoadWasDemo(fixtureName, freshDefault)) {
+      io.out(`Demo site loaded. Try:  curl ${root}calendar/events/v1/events`);
+      if (!users.some((u) => u.login.toLowerCase() === "admin")) {
+        io.out(`Log in as the demo administrator:  curl -u admin:demo-admin-pass ${root}calendar/events/v1/events?status=draft`);
+        const editor = pages.find((page) => page.title === "Editor");
+        if (editor !== undefined) io.out(`Manage the demo in the editor:  ${origin}${editor.path}  (user admin, application password demo-admin-pass)`);
+      }
+    }
+  };
+  const storeAvailable = site.rest.answerStore !== undefined;
+  let warming: Promise<unknown> = Promise.resolve();
+
+  if (workers !== undefined && !inWorker) {
+    // The primary serves nothing: the workers open the site again. It keeps
+    // its own open only to list what `--warm` requests (through the workers).
+    if (!warm) await site.close();
+    const code = await runPrimary(workers, io, { ready: (port) => announce(port) });
+    await warming;
+    await site.close();
+    return code;
+  }
+
   const app = express();
   app.disable("x-powered-by");
   app.use(`${sitePath}${prefix}`, site.router);
@@ -197,25 +239,8 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
     throw err;
   });
   const actual = (server.address() as AddressInfo).port;
-  const shownHost = host.includes(":") ? `[${host}]` : host;
-  const root = `http://${shownHost}:${actual}${sitePath}${prefix}/`;
-  io.out(`calpress listening on ${root}`);
-  if (site.siteUrl !== undefined) io.out(`${"Site URL:".padEnd(15)}${site.siteUrl} (every generated URL)`);
-  const origin = `http://${shownHost}:${actual}`;
-  for (const [mount, router] of site.pages) {
-    io.out(`${`${pageTitle(router) ?? "Page"}:`.padEnd(15)}${origin}${mount === "/" ? `${sitePath}/` : under(mount)}`);
-  }
-  if (answerFile !== undefined && site.rest.answerStore === undefined) io.err("calpress: --answer-store is not available on this database (SQLite and PostgreSQL only); answers are built every time");
-  if (warm && site.rest.answerStore !== undefined) {
-    // In the background: the server answers meanwhile.
-    void warmStoredAnswers(root, storedAnswerPaths(site.engine), io).catch((err: Error) => io.err(`calpress: warming stored answers failed: ${err.message}`));
-  }
-  if (toLoadWasDemo(fixtureName, freshDefault)) {
-    io.out(`Demo site loaded. Try:  curl ${root}calendar/events/v1/events`);
-    if (!users.some((u) => u.login.toLowerCase() === "admin")) {
-      io.out(`Log in as the demo administrator:  curl -u admin:demo-admin-pass ${root}calendar/events/v1/events?status=draft`);
-    }
-  }
+  if (inWorker) announceListening(actual);
+  else announce(actual);
 
   return await new Promise<number>((resolve) => {
     let stopping = false;

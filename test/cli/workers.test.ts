@@ -1,0 +1,182 @@
+/**
+ * `calpress serve --workers N`: a primary and N workers on one port
+ * (node:cluster), run as users run it: a separate process tree.
+ */
+import { spawn, execFileSync, ChildProcessWithoutNullStreams } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { expect } from "chai";
+
+const ROOT = path.resolve(__dirname, "../..");
+const CLI = path.join(ROOT, "lib/cli.ts");
+const ADMIN = `Basic ${Buffer.from("ada:ada-workers-pass-0123456789").toString("base64")}`;
+
+interface Run {
+  child: ChildProcessWithoutNullStreams;
+  stdout: string[];
+  stderr: string;
+  exit: Promise<number | null>;
+}
+
+function runCli(args: string[]): Run {
+  const child = spawn(process.execPath, ["--require", require.resolve("tsx/cjs"), CLI, ...args], { cwd: ROOT, env: { ...process.env } });
+  const run: Run = { child, stdout: [], stderr: "", exit: new Promise((resolve) => child.once("exit", (code) => resolve(code))) };
+  let buffer = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    buffer += chunk.toString();
+    const lines = buffer.split("\n");
+    buffer = lines.pop() ?? "";
+    run.stdout.push(...lines);
+  });
+  child.stderr.on("data", (chunk: Buffer) => (run.stderr += chunk.toString()));
+  return run;
+}
+
+async function until<T>(what: string, run: Run, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}; stderr: ${run.stderr}`);
+    if (run.child.exitCode !== null) throw new Error(`exited ${run.child.exitCode} waiting for ${what}; stderr: ${run.stderr}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The primary's worker processes. */
+function workerPids(primary: number): number[] {
+  try {
+    // Only those running the CLI (tsx also starts a helper process of its own).
+    return execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(primary)], { encoding: "utf8" })
+      .split("\n")
+      .filter((line) => line.includes(CLI))
+      .map((line) => Number(line.trim().split(/\s+/)[0]))
+      .filter((n) => n > 0);
+  } catch {
+    return []; // ps exits 1 when there are none
+  }
+}
+
+/** One request on a connection of its own, so that the cluster hands each to the next worker. */
+function request(url: string, options: { method?: string; body?: unknown; auth?: boolean } = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const req = http.request(
+      url,
+      {
+        method: options.method ?? "GET",
+        agent: false,
+        headers: {
+          Connection: "close",
+          ...(options.auth ? { Authorization: ADMIN } : {}),
+          ...(payload === undefined ? {} : { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) }),
+        },
+      },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (body += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+describe("calpress serve --workers", function () {
+  this.timeout(180_000);
+  let dir: string;
+  let run: Run;
+  let root: string;
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "calpress-workers-"));
+    run = runCli(["serve", "--port", "0", "--workers", "2", "--db", path.join(dir, "site.sqlite"), "--fixture", "minimal", "--user", "ada:ada-workers-pass-0123456789:administrator"]);
+    const line = await until("the ready line", run, () => run.stdout.find((l) => l.startsWith("calpress listening on ")));
+    root = line.slice("calpress listening on ".length);
+  });
+
+  after(async () => {
+    if (run.child.exitCode === null) {
+      run.child.kill("SIGKILL");
+      await run.exit;
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("prints one ready line, once every worker listens, and runs the workers as children", () => {
+    expect(root).to.match(/^http:\/\/127\.0\.0\.1:\d+\/wp-json\/$/);
+    expect(run.stdout.filter((l) => l.startsWith("calpress listening on "))).to.have.length(1);
+    expect(workerPids(run.child.pid!)).to.have.length(2);
+  });
+
+  it("a write through one worker is read at once through the others", async () => {
+    const created = await request(`${root}calendar/events/v1/events`, { method: "POST", auth: true, body: { title: "Before", start_date: "2031-05-01 10:00:00", end_date: "2031-05-01 11:00:00", status: "publish" } });
+    expect(created.status, created.body).to.equal(201);
+    const id = (JSON.parse(created.body) as { id: number }).id;
+    const url = `${root}calendar/events/v1/events/${id}`;
+    const list = `${root}calendar/events/v1/events?start_date=2031-05-01&end_date=2031-05-02`;
+    // Every worker reads (and keeps what it keeps) the old version first.
+    for (let i = 0; i < 6; i++) {
+      expect((await request(url)).body).to.contain('"Before"');
+      expect((await request(list)).body).to.contain('"Before"');
+    }
+    const updated = await request(url, { method: "POST", auth: true, body: { title: "After" } });
+    expect(updated.status, updated.body).to.equal(200);
+    // Round-robin: consecutive connections go to alternating workers.
+    for (let i = 0; i < 6; i++) {
+      const one = await request(url);
+      expect(one.body, `read ${i}`).to.contain('"After"').and.not.contain('"Before"');
+      const many = await request(list);
+      expect(many.body, `list ${i}`).to.contain('"After"').and.not.contain('"Before"');
+    }
+  });
+
+  it("replaces a worker that dies, and keeps answering meanwhile", async () => {
+    const before = workerPids(run.child.pid!);
+    const victim = before[0]!;
+    process.kill(victim, "SIGKILL");
+    const replaced = await until("a replacement worker", run, () => {
+      const now = workerPids(run.child.pid!);
+      return now.length === 2 && !now.includes(victim) ? now : undefined;
+    });
+    expect(replaced).to.include(before[1]);
+    await until("the replacement's stderr note", run, () => (run.stderr.includes(`worker ${victim} stopped (signal SIGKILL); starting another`) ? true : undefined));
+    for (let i = 0; i < 4; i++) expect((await request(`${root}calendar/events/v1/events`)).status).to.equal(200);
+  });
+
+  it("SIGTERM lets requests in flight finish, then the primary and every worker exit 0", async () => {
+    const pids = workerPids(run.child.pid!);
+    let answered = 0;
+    const burst = Array.from({ length: 30 }, () =>
+      request(`${root}calendar/events/v1/events?per_page=50&search=e`).then((r) => {
+        answered++;
+        return r.status;
+      }),
+    );
+    await until("the first answers", run, () => (answered >= 5 ? true : undefined));
+    run.child.kill("SIGTERM");
+    const statuses = await Promise.all(burst);
+    expect(statuses.every((s) => s === 200), statuses.join(",")).to.equal(true);
+    expect(await run.exit).to.equal(0);
+    for (const pid of pids) expect(() => process.kill(pid, 0), `worker ${pid} still runs`).to.throw();
+  });
+});
+
+describe("calpress serve --workers: usage", function () {
+  this.timeout(60_000);
+
+  it("refuses a database the workers cannot share, and a bad count", async () => {
+    for (const [args, message] of [
+      [["--workers", "2", "--db", ":memory:"], "--workers needs a database the workers share"],
+      [["--workers", "0", "--db", ":memory:"], "--workers must be a number from 1 to 64 or auto"],
+    ] as const) {
+      const r = runCli(["serve", "--port", "0", ...args]);
+      expect(await r.exit).to.equal(2);
+      expect(r.stderr).to.contain(message);
+    }
+  });
+});
