@@ -94,7 +94,7 @@ describe("calpress serve --workers", function () {
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "calpress-workers-"));
-    run = runCli(["serve", "--port", "0", "--workers", "2", "--db", path.join(dir, "site.sqlite"), "--fixture", "minimal", "--user", "ada:ada-workers-pass-0123456789:administrator"]);
+    run = runCli(["serve", "--port", "0", "--workers", "2", "--db", path.join(dir, "site.sqlite"), "--fixture", "minimal", "--answer-store", path.join(dir, "answers.sqlite"), "--user", "ada:ada-workers-pass-0123456789:administrator"]);
     const line = await until("the ready line", run, () => run.stdout.find((l) => l.startsWith("calpress listening on ")));
     root = line.slice("calpress listening on ".length);
   });
