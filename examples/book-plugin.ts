@@ -2,22 +2,30 @@
  * A site builder's own content type and routes, registered through the same
  * public API the calendar uses: a `book` post type with typed fields, a
  * hierarchical `genre` taxonomy and a `library/v1` namespace with list, read,
- * create, update and delete routes. The README shows this file.
+ * create, update and delete routes for both. `rest` says where each lives,
+ * so `/wp/v2/types` and `/wp/v2/taxonomies` (and an editor built on them)
+ * find them. The README shows this file.
  */
-import { paginate, RestError, RestResponse, type RestRequest, type Site } from "../lib";
+import { isEngineError, paginate, RestError, RestResponse, type RestRequest, type Site, type Term } from "../lib";
 
 export function registerBookPlugin(site: Site): void {
   const { engine, rest } = site;
 
   engine.registerPostType("book", {
     labels: { singular: "Book", plural: "Books" },
+    rest: { namespace: "library/v1", base: "books" },
     capabilityType: ["book", "books"],
     fields: {
       isbn: { type: "string", length: 20, index: true },
       pages: { type: "integer" },
     },
   });
-  engine.registerTaxonomy("genre", { objectTypes: ["book"], hierarchical: true });
+  engine.registerTaxonomy("genre", {
+    objectTypes: ["book"],
+    hierarchical: true,
+    labels: { singular: "Genre", plural: "Genres" },
+    rest: { namespace: "library/v1", base: "genres" },
+  });
 
   const toRecord = (p: { id: number; title: string; slug: string; status: string; fields: Record<string, unknown>; termIds?: Record<string, number[]> }) => ({
     id: p.id,
@@ -64,20 +72,22 @@ export function registerBookPlugin(site: Site): void {
         per_page: { type: "integer", minimum: 1, maximum: 100, default: 10 },
         search: { type: "string" },
         genre: { type: "integer" },
+        orderby: { type: "string", enum: ["title", "date", "id"], default: "title", description: "Sort books by this field." },
+        order: { type: "string", enum: ["asc", "desc"], default: "asc" },
       },
-      handler: async (req: RestRequest<{ page: number; per_page: number; search?: string; genre?: number }>) => {
-        const { page, per_page: perPage, search, genre } = req.params;
+      handler: async (req: RestRequest<{ page: number; per_page: number; search?: string; genre?: number; orderby: "title" | "date" | "id"; order: "asc" | "desc" }>) => {
+        const { page, per_page: perPage, search, genre, orderby, order } = req.params;
         const { posts, total } = await engine.posts.find({
           type: "book",
           visibility: { user: req.user, mode: "read" },
           search,
           tax: genre ? [{ taxonomy: "genre", terms: [genre], includeChildren: true }] : undefined,
-          orderBy: [{ field: "title", dir: "asc" }],
+          orderBy: [{ field: orderby, dir: order }],
           page,
           perPage,
           with: { terms: true },
         });
-        const paging = paginate(req, { total, page, perPage, collectionUrl: "/library/v1/books/", query: { page, per_page: perPage } });
+        const paging = paginate(req, { total, page, perPage, collectionUrl: "/library/v1/books/", query: { orderby, order, page, per_page: perPage } });
         return new RestResponse(posts.map(toRecord), 200, paging.headers);
       },
     },
@@ -124,4 +134,104 @@ export function registerBookPlugin(site: Site): void {
       },
     },
   ], { args: { id: { type: "integer", required: true, description: "Book ID." } } });
+
+  registerGenreRoutes(site);
+}
+
+/** WordPress's term record, as its terms controller shows it. */
+const genreRecord = (t: Term) => ({ id: t.id, name: t.name, slug: t.slug, parent: t.parent, description: t.description, count: t.count });
+
+/** `/library/v1/genres`: the `genre` terms, in the shape and with the error codes of WordPress's terms routes. */
+function registerGenreRoutes({ engine, rest }: Site): void {
+  const forbidden = (req: RestRequest) => new RestError("rest_forbidden", "Sorry, you are not allowed to do that.", req.user ? 403 : 401);
+  // The taxonomy's own capabilities (WordPress's `manage_terms`, `edit_terms`, `delete_terms`: manage_categories by default).
+  const may = (action: "manage_terms" | "edit_terms" | "delete_terms") => (req: RestRequest) =>
+    req.user?.can(action, { type: "genre", status: "", author: 0 }) === true || forbidden(req);
+
+  const load = async (req: RestRequest<{ id: number }>): Promise<Term> => {
+    const term = await engine.terms.get(req.params.id);
+    if (!term || term.taxonomy !== "genre") throw new RestError("rest_term_invalid", "Term does not exist.", 404);
+    return term;
+  };
+  const checkParent = async (parent: number | undefined): Promise<void> => {
+    if (parent && (await engine.terms.get(parent))?.taxonomy !== "genre") throw new RestError("rest_term_invalid", "Parent term does not exist.", 400);
+  };
+  /** The engine refuses a clash or a loop; that is the client's mistake (a 400), as in WordPress. */
+  const written = async (write: () => Promise<Term>) => {
+    try {
+      return genreRecord(await write());
+    } catch (err) {
+      if (isEngineError(err, "term_exists")) throw new RestError("term_exists", err.message, 400, { term_id: Number(err.data?.term_id) });
+      if (isEngineError(err, "duplicate_term_slug")) throw new RestError("duplicate_term_slug", err.message, 400);
+      if (isEngineError(err, "invalid_parent") || isEngineError(err, "invalid_input")) {
+        const param = String(err.data?.field ?? "parent");
+        throw new RestError("rest_invalid_param", `Invalid parameter(s): ${param}`, 400, { params: { [param]: err.message } });
+      }
+      throw err;
+    }
+  };
+
+  const writable = {
+    name: { type: "string", minLength: 1, description: "HTML title for the term." },
+    slug: { type: "string", description: "An alphanumeric identifier for the term unique to its type." },
+    parent: { type: "integer", minimum: 0, description: "The parent term ID." },
+    description: { type: "string", description: "HTML description of the term." },
+  } as const;
+  type Writable = { name?: string; slug?: string; parent?: number; description?: string };
+
+  rest.registerRoute("library/v1", "/genres", [
+    {
+      methods: "GET",
+      permission: "public",
+      args: {
+        page: { type: "integer", minimum: 1, default: 1 },
+        per_page: { type: "integer", minimum: 1, maximum: 100, default: 10 },
+        search: { type: "string" },
+        parent: { type: "integer", minimum: 0, description: "Only the children of this genre (0: top-level genres)." },
+      },
+      handler: async (req: RestRequest<{ page: number; per_page: number; search?: string; parent?: number }>) => {
+        const { page, per_page: perPage, search, parent } = req.params;
+        const { terms, total } = await engine.terms.find({ taxonomy: "genre", search, parent, orderBy: "name", page, perPage });
+        const paging = paginate(req, { total, page, perPage, collectionUrl: "/library/v1/genres/", query: { search, parent, page, per_page: perPage } });
+        return new RestResponse(terms.map(genreRecord), 200, paging.headers);
+      },
+    },
+    {
+      methods: "POST",
+      permission: may("manage_terms"),
+      args: { ...writable, name: { ...writable.name, required: true } },
+      handler: async (req: RestRequest<Writable & { name: string }>) => {
+        const { name, slug, parent, description } = req.params;
+        await checkParent(parent);
+        const record = await written(() => engine.terms.create({ taxonomy: "genre", name, slug, parent, description }));
+        return new RestResponse(record, 201, { Location: req.urls.route(`/library/v1/genres/${record.id}`) });
+      },
+    },
+  ]);
+  rest.registerRoute("library/v1", "/genres/(?P<id>\\d+)", [
+    { methods: "GET", permission: "public", handler: async (req: RestRequest<{ id: number }>) => genreRecord(await load(req)) },
+    {
+      methods: ["POST", "PUT", "PATCH"],
+      permission: may("edit_terms"),
+      args: writable,
+      handler: async (req: RestRequest<Writable & { id: number }>) => {
+        const genre = await load(req);
+        const { name, slug, parent, description } = req.params;
+        await checkParent(parent);
+        return written(() => engine.terms.update(genre.id, { name, slug, parent, description }));
+      },
+    },
+    {
+      methods: "DELETE",
+      permission: may("delete_terms"),
+      args: { force: { type: "boolean", default: false, description: "Required to be true, as terms do not support trashing." } },
+      handler: async (req: RestRequest<{ id: number; force: boolean }>) => {
+        const genre = await load(req);
+        // WordPress's answer: terms have no trash.
+        if (!req.params.force) throw new RestError("rest_trash_not_supported", "Terms do not support trashing. Set 'force' to true to delete.", 501);
+        await engine.terms.delete(genre.id);
+        return { deleted: true, previous: genreRecord(genre) };
+      },
+    },
+  ], { args: { id: { type: "integer", required: true, description: "Genre ID." } } });
 }

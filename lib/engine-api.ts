@@ -21,8 +21,12 @@ export interface EngineApi {
 
   registerPostType(name: string, config: PostTypeConfig): void;
   postType(name: string): PostTypeConfig | undefined;
+  /** The registered post types' names, in registration order. */
+  postTypeNames(): string[];
   registerTaxonomy(name: string, config: TaxonomyConfig): void;
   taxonomy(name: string): TaxonomyConfig | undefined;
+  /** The registered taxonomies' names, in registration order. */
+  taxonomyNames(): string[];
   /** Creates core tables and the typed-field tables of registered post types; idempotent. */
   migrate(): Promise<void>;
   transaction<T>(work: (tx: EngineApi) => Promise<T>): Promise<T>;
@@ -75,6 +79,28 @@ export interface UserRecord {
   registered: string;
 }
 
+/** What `users.find` looks for; every condition narrows. */
+export interface UserQuery {
+  /** Users with one of these roles (`[]`: none). */
+  roles?: RoleName[];
+  /** These ids only. */
+  include?: number[];
+  /** A column of `searchColumns` contains the text, case-insensitive (WordPress's `*text*` search). */
+  search?: string;
+  /** Default: login and display name (WordPress searches e-mails only for users who may list users). */
+  searchColumns?: Array<"login" | "email" | "display_name">;
+  /** From 1 (default 1). */
+  page?: number;
+  /** 0 or absent: every match. */
+  perPage?: number;
+}
+
+/** A page of users, ordered by display name (case-insensitive), then id; `total` counts every page. */
+export interface UserPage {
+  users: UserRecord[];
+  total: number;
+}
+
 export interface AppPasswordRecord {
   uuid: string;
   name: string;
@@ -88,6 +114,16 @@ export interface UsersApi {
   ensure(input: { login: string; role: RoleName; email?: string; displayName?: string }): Promise<UserRecord>;
   get(id: number): Promise<UserRecord | undefined>;
   getMany(ids: number[]): Promise<Map<number, UserRecord>>;
+  find(query: UserQuery): Promise<UserPage>;
+  /**
+   * The primitive capabilities the user has among those the site knows
+   * (every role's, for the registered post types), sorted: WordPress's
+   * `allcaps` without the role name. Asked of `user.can`, so a host's own
+   * CurrentUser answers for itself.
+   */
+  capabilitiesOf(user: CurrentUser): string[];
+  /** The roles that have a primitive capability, in ROLE_NAMES order (WordPress's role table, for the registered post types). */
+  rolesWith(capability: string): RoleName[];
   byLogin(loginOrEmail: string): Promise<UserRecord | undefined>;
   /** Adds an application password; `secret` given for development/tests, else generated. Returns the plain secret once. */
   addAppPassword(userId: number, name: string, secret?: string): Promise<{ record: AppPasswordRecord; secret: string }>;

@@ -15,6 +15,7 @@
  * - `invalid_field`        unknown typed field or core column in a query or write
  * - `invalid_input`        anything else malformed (empty term name, bad login, …)
  * - `invalid_role`         not one of the five roles
+ * - `invalid_rest`         a post type's or taxonomy's `rest` without a namespace or a base
  * - `invalid_timezone`     a `timezone` option value luxon cannot use
  * - `term_exists`          same term name at the same level and language; data `{ term_id }`
  * - `duplicate_term_slug`  an update asks for a slug another term has

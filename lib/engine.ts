@@ -179,12 +179,20 @@ export class Engine implements EngineApi {
     return this.registry.postTypes.get(name)?.config;
   }
 
+  postTypeNames(): string[] {
+    return [...this.registry.postTypes.keys()];
+  }
+
   registerTaxonomy(name: string, config: TaxonomyConfig): void {
     this.registry.registerTaxonomy(name, config);
   }
 
   taxonomy(name: string): TaxonomyConfig | undefined {
     return this.registry.taxonomies.get(name)?.config;
+  }
+
+  taxonomyNames(): string[] {
+    return [...this.registry.taxonomies.keys()];
   }
 
   /** Whether a migration of this engine created the core schema, i.e. found a new database (the CLI's `migrate` says so). */

@@ -11,6 +11,7 @@ import type { CorsOptions } from "./routes/cors";
 import { EngineError } from "./engine-errors";
 import type { RestLogger } from "./routes/types";
 import { registerCalendar } from "./calendar/plugin";
+import { registerCoreRoutes } from "./core-routes";
 import { extendSeries } from "./calendar/recurrence/series";
 import { isValidTimeZone } from "./dates/format";
 import { createSitePages } from "./pages";
@@ -114,9 +115,10 @@ export interface SiteOptions {
   /** Register the calendar plugin (default true). */
   calendar?: boolean;
   /**
-   * Build the HTML pages (demo calendar at `/`, API reference at `/docs`)
-   * into `site.pages` (default true; they need the calendar plugin). The
-   * host still decides whether to mount them.
+   * Build the HTML pages (demo calendar at `/`, API reference at `/docs`,
+   * editor at `/editor`) into `site.pages` (default true; without the
+   * calendar plugin only the editor). The host still decides whether to
+   * mount them.
    */
   pages?: boolean;
   maxBodyBytes?: number;
@@ -257,6 +259,8 @@ export async function createSite(options: SiteOptions): Promise<Site> {
       },
     });
     if (options.calendar !== false) registerCalendar({ engine, rest, fetch: options.fetch });
+    // After the calendar, so that its namespace stays the first of the REST root's.
+    registerCoreRoutes({ engine, rest });
     await engine.migrate();
     engine.hooks.logger = options.logger ?? { error: (message, err) => (err === undefined ? console.error(message) : console.error(message, err)) };
     const webhooks = new WebhookDeliverer(engine, options.webhooks || {}, engine.hooks.logger);
@@ -307,7 +311,10 @@ export async function createSite(options: SiteOptions): Promise<Site> {
       router: rest.router(),
       rootMiddleware: rest.restRouteMiddleware(),
       siteUrl: rest.siteUrl,
-      pages: options.pages !== false && options.calendar !== false ? createSitePages({ restPrefix: options.restPrefix, siteUrl: rest.siteUrl }) : [],
+      pages:
+        options.pages !== false
+          ? createSitePages({ restPrefix: options.restPrefix, siteUrl: rest.siteUrl, calendar: options.calendar !== false, nonceFor: (req) => pageNonce(engine, hostUsers, options, req) })
+          : [],
       hooks: engine.hooks,
       webhooks,
       createNonce: async (user) => {
@@ -402,6 +409,18 @@ async function hostLogin(engine: Engine, hostUsers: HostUsers, answer: HostUser,
   // As WordPress: a fresh nonce with the answer, for a page that stays open past a nonce's life.
   req.res?.setHeader("X-WP-Nonce", await engine.users.createNonce(user.id));
   return user;
+}
+
+/**
+ * The nonce the editor page carries for a host's cookie login: only for an
+ * ambient answer (a bearer-style answer needs none, and no login gets none).
+ */
+async function pageNonce(engine: Engine, hostUsers: HostUsers, options: SiteOptions, req: ExpressRequest): Promise<string | undefined> {
+  if (options.authenticate === undefined) return undefined;
+  const answer = await options.authenticate(req);
+  if (answer === null || answer === undefined || !isAmbientAnswer(answer) || !answer.ambient) return undefined;
+  const user = await hostUsers.resolve(answer.user);
+  return user === null ? undefined : engine.users.createNonce(user.id);
 }
 
 function describeRef(user: HostUserRef): string {

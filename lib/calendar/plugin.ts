@@ -7,6 +7,7 @@ import { registerTermRoutes } from "./routes/terms";
 import { registerDocRoute } from "./routes/doc";
 import { registerChangesRoute } from "./routes/changes";
 import { registerImportRoute } from "./routes/import";
+import { registerRecurrencePreviewRoute } from "./routes/recurrence-preview";
 
 export type { CalendarHost } from "./host";
 
@@ -27,4 +28,5 @@ export function registerCalendar(host: CalendarHost): void {
   registerTermRoutes(host, "tags");
   registerChangesRoute(host);
   registerImportRoute(host);
+  registerRecurrencePreviewRoute(host);
 }

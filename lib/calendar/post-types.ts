@@ -1,6 +1,8 @@
 import type { EngineApi } from "../engine-api";
 import type { PostTypeConfig } from "../posts/types";
 import type { TaxonomyConfig } from "../taxonomy/types";
+// Types and taxonomies are shown (`rest`) where the calendar's routes serve them.
+import { NAMESPACE } from "./common/args";
 
 /**
  * The calendar's content model, registered through the same public engine
@@ -20,6 +22,7 @@ export const ORGANIZER_LINK = "organizer";
 
 export const postTypes: Record<string, PostTypeConfig> = {
   [EVENT]: {
+    rest: { namespace: NAMESPACE, base: "events" },
     labels: { singular: "Event", plural: "Events" },
     publicName: "calendar_events",
     rewriteSlug: "event",
@@ -62,6 +65,7 @@ export const postTypes: Record<string, PostTypeConfig> = {
     },
   },
   [VENUE]: {
+    rest: { namespace: NAMESPACE, base: "venues" },
     labels: { singular: "Venue", plural: "Venues" },
     publicName: "calendar_venue",
     rewriteSlug: "venue",
@@ -88,6 +92,7 @@ export const postTypes: Record<string, PostTypeConfig> = {
     searchFields: ["address", "city", "province", "state", "stateprovince", "zip", "phone"],
   },
   [ORGANIZER]: {
+    rest: { namespace: NAMESPACE, base: "organizers" },
     labels: { singular: "Organizer", plural: "Organizers" },
     publicName: "calendar_organizer",
     rewriteSlug: "organizer",
@@ -121,6 +126,7 @@ export const postTypes: Record<string, PostTypeConfig> = {
 export const taxonomies: Record<string, TaxonomyConfig> = {
   [CATEGORY]: {
     objectTypes: [EVENT],
+    rest: { namespace: NAMESPACE, base: "categories" },
     hierarchical: true,
     labels: { singular: "Event Category", plural: "Event Categories" },
     rewriteSlug: "events/category",
@@ -129,6 +135,7 @@ export const taxonomies: Record<string, TaxonomyConfig> = {
   },
   [TAG]: {
     objectTypes: [EVENT],
+    rest: { namespace: NAMESPACE, base: "tags" },
     hierarchical: false,
     labels: { singular: "Tag", plural: "Tags" },
     rewriteSlug: "tag",

@@ -126,9 +126,9 @@ function restOrigin(restRoot: string): string | undefined {
  * Sends an HTML page with headers that keep it from being turned against its
  * visitors: scripts and styles only from this server (the front ends have no
  * inline script), API calls only to this server or the configured REST
- * origin. `extraStyle` is for Swagger UI, which sets inline styles.
+ * origin. `inlineStyles` is for Swagger UI, which sets inline styles.
  */
-export function sendPage(res: Response, html: string, restRoot: string, policy: { inlineStyles?: boolean } = {}): void {
+export function sendPage(res: Response, html: string, restRoot: string, policy: { inlineStyles?: boolean; private?: boolean } = {}): void {
   const connect = ["'self'", restOrigin(restRoot)].filter((s): s is string => s !== undefined).join(" ");
   const csp = [
     "default-src 'self'",
@@ -146,7 +146,8 @@ export function sendPage(res: Response, html: string, restRoot: string, policy: 
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
     // The HTML carries per-request URLs; the assets it names are cached normally.
-    "Cache-Control": "no-cache",
+    // A page that carries one user's nonce must not be kept anywhere.
+    "Cache-Control": policy.private === true ? "private, no-store" : "no-cache",
   });
   res.send(html);
 }

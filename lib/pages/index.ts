@@ -1,6 +1,6 @@
 /**
  * The HTML pages calpress serves beside its REST API: a demo calendar at the
- * site root and the API reference at `/docs`. They are optional (`createSite`
+ * site root, the API reference at `/docs` and the editor at `/editor`. They are optional (`createSite`
  * option `pages: false`), and a host may mount them itself, anywhere:
  *
  *   for (const [path, router] of site.pages) app.use(path, router);
@@ -8,12 +8,15 @@
  * or build them with its own options (`createCalendarPage({ restRoot })`).
  */
 import type { Router } from "express";
+import type { EditorPageOptions } from "./editor";
 import { createCalendarPage } from "./calendar";
 import { createDocsPage } from "./docs";
+import { createEditorPage } from "./editor";
 import { DEFAULT_REST_PREFIX, normalizePrefix } from "../routes/urls";
 
 export { createCalendarPage, CALENDAR_ASSETS, type CalendarPageOptions } from "./calendar";
 export { createDocsPage, type DocsPageOptions } from "./docs";
+export { createEditorPage, EDITOR_ASSETS, type EditorPageOptions } from "./editor";
 export type { PageOptions } from "./html";
 
 /** What the CLI prints beside each page's URL. */
@@ -33,12 +36,20 @@ export interface SitePagesOptions {
    * Without it the site home is taken to be where the pages are mounted.
    */
   siteUrl?: string;
+  /** Whether the calendar plugin is registered: without it only the editor is served. Default true. */
+  calendar?: boolean;
+  /** The nonce of a host's cookie login on a page request (`EditorPageOptions.nonceFor`). */
+  nonceFor?: EditorPageOptions["nonceFor"];
 }
 
-/** The calendar at `/` and the reference at `/docs`, linked to each other, for `site.pages`. */
+/** The calendar at `/`, the reference at `/docs` and the editor at `/editor`, linked to each other, for `site.pages`. */
 export function createSitePages(options: SitePagesOptions = {}): Array<[string, Router]> {
   // Origin-relative: the page calls the server it came from, under the site URL's path.
   const restRoot = options.siteUrl === undefined ? undefined : `${new URL(options.siteUrl).pathname.replace(/\/+$/, "")}${normalizePrefix(options.restPrefix ?? DEFAULT_REST_PREFIX)}/`;
+  const withCalendar = options.calendar !== false;
+  const editor = createEditorPage({ restPrefix: options.restPrefix, restRoot, mountPath: "/editor", calendarPath: withCalendar ? "/" : false, nonceFor: options.nonceFor });
+  titles.set(editor, "Editor");
+  if (!withCalendar) return [["/editor", editor]];
   const calendar = createCalendarPage({ restPrefix: options.restPrefix, restRoot, mountPath: "/", docsPath: "/docs" });
   const docs = createDocsPage({ restPrefix: options.restPrefix, restRoot, mountPath: "/docs", calendarPath: "/" });
   titles.set(calendar, "Calendar");
@@ -46,5 +57,6 @@ export function createSitePages(options: SitePagesOptions = {}): Array<[string, 
   return [
     ["/", calendar],
     ["/docs", docs],
+    ["/editor", editor],
   ];
 }

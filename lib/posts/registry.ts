@@ -1,7 +1,7 @@
 import { tableNames, type Tables } from "../db/tables";
 import { EngineError } from "../engine-errors";
 import type { TaxonomyConfig } from "../taxonomy/types";
-import { FieldDef, POST_STATUSES, PostStatus, PostTypeConfig } from "./types";
+import { FieldDef, POST_STATUSES, PostStatus, PostTypeConfig, RestLocation } from "./types";
 
 /**
  * The primitive capabilities of one post type, as WordPress's
@@ -47,6 +47,25 @@ export interface TaxonomyCaps {
   edit_terms: string;
   delete_terms: string;
   assign_terms: string;
+}
+
+/** WordPress's defaults for a taxonomy without explicit capabilities: manage_categories, and edit_posts to assign. */
+export function taxonomyCaps(config: TaxonomyConfig): TaxonomyCaps {
+  return {
+    manage_terms: config.capabilities?.manage ?? "manage_categories",
+    edit_terms: config.capabilities?.edit ?? config.capabilities?.manage ?? "manage_categories",
+    delete_terms: config.capabilities?.delete ?? config.capabilities?.manage ?? "manage_categories",
+    assign_terms: config.capabilities?.assign ?? "edit_posts",
+  };
+}
+
+/** A REST location names a namespace and a base a route can be registered at (`rest` of a type or taxonomy). */
+function checkRestLocation(what: string, rest: RestLocation | undefined): RestLocation | undefined {
+  if (rest === undefined) return undefined;
+  const namespace = typeof rest.namespace === "string" ? rest.namespace.replace(/^\/+|\/+$/g, "") : "";
+  const base = typeof rest.base === "string" ? rest.base.replace(/^\/+|\/+$/g, "") : "";
+  if (namespace === "" || base === "") throw new EngineError("invalid_rest", `${what}: rest needs a namespace and a base`);
+  return { namespace, base };
 }
 
 export interface RegisteredPostType {
@@ -109,7 +128,8 @@ export class Registry {
     for (const field of Object.values(config.occurrenceFields ?? {})) {
       if (fields[field]?.type !== "datetime") throw new EngineError("invalid_field", `${name}: occurrenceFields names ${field}, which is not a datetime field`);
     }
-    const stored: PostTypeConfig = { ...config, statuses: [...statuses], fields };
+    const rest = checkRestLocation(`post type ${name}`, config.rest);
+    const stored: PostTypeConfig = { ...config, statuses: [...statuses], fields, ...(rest ? { rest } : {}) };
     this.postTypes.set(name, {
       name,
       config: stored,
@@ -123,14 +143,9 @@ export class Registry {
 
   registerTaxonomy(name: string, config: TaxonomyConfig): void {
     if (!TYPE_NAME.test(name)) throw new EngineError("invalid_type", `invalid taxonomy name: ${name}`);
-    // WordPress's defaults for a taxonomy without explicit capabilities.
-    const caps: TaxonomyCaps = {
-      manage_terms: config.capabilities?.manage ?? "manage_categories",
-      edit_terms: config.capabilities?.edit ?? config.capabilities?.manage ?? "manage_categories",
-      delete_terms: config.capabilities?.delete ?? config.capabilities?.manage ?? "manage_categories",
-      assign_terms: config.capabilities?.assign ?? "edit_posts",
-    };
-    this.taxonomies.set(name, { name, config: { ...config, objectTypes: [...config.objectTypes] }, caps });
+    const rest = checkRestLocation(`taxonomy ${name}`, config.rest);
+    const stored: TaxonomyConfig = { ...config, objectTypes: [...config.objectTypes], ...(rest ? { rest } : {}) };
+    this.taxonomies.set(name, { name, config: stored, caps: taxonomyCaps(config) });
     this.version++;
   }
 

@@ -22,8 +22,21 @@ export interface FieldDef {
 }
 export type FieldValue = string | number | boolean | null;
 
+/**
+ * Where a post type or taxonomy lives in the REST API (WordPress's
+ * `show_in_rest` + `rest_namespace` + `rest_base`): its collection is
+ * `/<namespace>/<base>`. The discovery routes (`/wp/v2/types`,
+ * `/wp/v2/taxonomies`, lib/core-routes) show only what has one.
+ */
+export interface RestLocation {
+  namespace: string;
+  base: string;
+}
+
 export interface PostTypeConfig {
   labels?: { singular?: string; plural?: string };
+  /** Shown in the REST API at this collection (absent: not shown by the discovery routes). */
+  rest?: RestLocation;
   /** Name visible in plain permalinks (`?post_type=calendar_events`); defaults to the registry name. */
   publicName?: string;
   /** Path segment of pretty public URLs: `<home>/<rewriteSlug>/<slug>/`. */

@@ -1,7 +1,11 @@
+import type { RestLocation } from "../posts/types";
+
 export interface TaxonomyConfig {
   objectTypes: string[];
   hierarchical?: boolean;
   labels?: { singular?: string; plural?: string };
+  /** Shown in the REST API at this collection (`PostTypeConfig.rest`; absent: not shown by the discovery routes). */
+  rest?: RestLocation;
   /** Path of pretty term URLs: `<home>/<rewriteSlug>/<parents…>/<slug>/`. */
   rewriteSlug?: string;
   /** Capabilities for manage/edit/delete/assign terms (WordPress defaults: manage_categories / edit_posts). */

@@ -1,5 +1,5 @@
 import type { PostTypeCaps, Registry, TaxonomyCaps } from "../posts/registry";
-import type { CapabilityObject, RoleName } from "./types";
+import { ROLE_NAMES, type CapabilityObject, type RoleName } from "./types";
 
 /**
  * Roles and capabilities as WordPress's `populate_roles()` grants them, with
@@ -70,6 +70,13 @@ export function roleCapabilities(registry: Registry, role: RoleName): ReadonlySe
     entry.roles.set(role, caps);
   }
   return caps;
+}
+
+/** Every primitive capability some role has, for the registered post types (what `allcaps` can hold), sorted. */
+export function knownCapabilities(registry: Registry): string[] {
+  const all = new Set<string>();
+  for (const role of ROLE_NAMES) for (const cap of roleCapabilities(registry, role)) all.add(cap);
+  return [...all].sort();
 }
 
 /** Generic post capability names that, given an object, mean that post type's own capability. */

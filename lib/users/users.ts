@@ -1,12 +1,12 @@
 import { createHmac, randomBytes, randomInt, randomUUID, scrypt, timingSafeEqual } from "node:crypto";
 import type { EngineContext } from "../engine-context";
-import type { AppPasswordRecord, UserRecord, UsersApi } from "../engine-api";
+import type { AppPasswordRecord, UserPage, UserQuery, UserRecord, UsersApi } from "../engine-api";
 import { isStoredId, storedIds } from "../db/ids";
 import { assertNoNul, EngineError, hasNul, isUniqueViolation } from "../engine-errors";
 import { utcSqlMillis } from "../dates/format";
 import { formatUtc } from "../posts/dates";
-import { insertReturningId } from "../posts/sql";
-import { roleCan } from "./capabilities";
+import { countOf, insertReturningId, likeContains, orderByText } from "../posts/sql";
+import { knownCapabilities, roleCan } from "./capabilities";
 import { createNonce, verifyNonce } from "./nonce";
 import { CapabilityObject, CurrentUser, ROLE_NAMES, RoleName } from "./types";
 
@@ -177,6 +177,45 @@ export class Users implements UsersApi {
     const rows = await this.e.knex(this.e.tables.users).whereIn("id", wanted).select<UserRow[]>();
     for (const r of rows) out.set(Number(r.id), toRecord(r));
     return out;
+  }
+
+  async find(query: UserQuery): Promise<UserPage> {
+    const k = this.e.knex;
+    const qb = k(this.e.tables.users);
+    // An empty list matches nobody (knex writes `1 = 0`); ids past the column range match nothing (db/ids.ts).
+    if (query.roles !== undefined) qb.whereIn("role", query.roles);
+    if (query.include !== undefined) qb.whereIn("id", storedIds(query.include));
+    const search = query.search ?? "";
+    // No stored login, name or e-mail holds U+0000, and PostgreSQL cannot compare with it (see hasNul).
+    if (hasNul(search)) qb.whereRaw("1 = 0");
+    else if (search !== "") {
+      const columns = { login: "login", email: "email", display_name: "display_name" } as const;
+      const searched = (query.searchColumns ?? ["login", "display_name"]).map((c) => columns[c]);
+      qb.where((b) => {
+        for (const column of searched) b.orWhere(likeContains(k, column, search));
+      });
+    }
+    const rowsQb = qb.clone().select<UserRow[]>();
+    // WordPress's default order of the users list (orderby=name); the id breaks ties alike on every database.
+    orderByText(rowsQb, this.e.dialect, "display_name", "asc", true);
+    rowsQb.orderBy("id", "asc");
+    const page = Math.max(1, Math.trunc(query.page ?? 1));
+    const perPage = query.perPage ?? 0;
+    if (perPage > 0) rowsQb.limit(perPage).offset((page - 1) * perPage);
+    const rows: UserRow[] = await rowsQb;
+    let total: number;
+    if (perPage <= 0) total = rows.length;
+    else if (rows.length > 0 && rows.length < perPage) total = (page - 1) * perPage + rows.length;
+    else total = countOf(await qb.clone().count({ n: "*" }).first());
+    return { users: rows.map(toRecord), total };
+  }
+
+  capabilitiesOf(user: CurrentUser): string[] {
+    return knownCapabilities(this.e.registry).filter((cap) => user.can(cap));
+  }
+
+  rolesWith(capability: string): RoleName[] {
+    return ROLE_NAMES.filter((role) => roleCan(this.e.registry, role, 0, capability));
   }
 
   /** WordPress's lookup: the login first, then (when it looks like one) the e-mail. */

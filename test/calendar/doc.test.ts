@@ -255,6 +255,7 @@ forEachDatabase("doc route", (target) => {
       "/tags/{id}",
       "/changes",
       "/import",
+      "/recurrence-preview",
     ]);
     for (const [key, route] of routes) {
       const expected = new Set(route.methods.map((m) => (m === "PUT" || m === "PATCH" ? "post" : m.toLowerCase())).filter((m) => m !== "head"));

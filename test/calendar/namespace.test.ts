@@ -28,6 +28,8 @@ const ROUTES = [
   // calpress additions (issue 22): the changes feed and the iCalendar import, after the original's routes.
   "/calendar/events/v1/changes",
   "/calendar/events/v1/import",
+  // calpress addition for editors (test/calendar/recurrence-preview.test.ts).
+  "/calendar/events/v1/recurrence-preview",
 ];
 
 const LANGUAGE_ARG = { type: "string", enum: ["nl", "en", "fi", "fr", "de", "it", "no"], required: false };
@@ -159,6 +161,44 @@ forEachDatabase("namespace index", (target) => {
     } finally {
       await ts.site.engine.options.set("posts_per_page", "10");
     }
+  });
+
+  it("describes the event write args as forms need them, in the index and in OPTIONS alike", async () => {
+    const events = routes["/calendar/events/v1/events"];
+    const create = events.endpoints.find((e) => e.methods.includes("POST"))!.args;
+    const byId = routes["/calendar/events/v1/events/(?P<id>\\d+)"].endpoints.find((e) => e.methods.includes("PATCH"))!.args;
+    const bySlug = routes["/calendar/events/v1/events/by-slug/(?P<slug>[^/]+)"].endpoints.find((e) => e.methods.includes("PATCH"))!.args;
+    for (const name of ["title", "start_date", "end_date"]) expect(create[name], name).to.deep.include({ type: "string", required: true });
+    const statuses = ["publish", "future", "draft", "pending", "private", "trash"];
+    for (const [label, args] of [["create", create], ["update", byId], ["update by slug", bySlug]] as const) {
+      // Every arg a form shows carries a description (i18n_language included).
+      for (const [name, arg] of Object.entries(args)) expect(arg.description, `${label} ${name}`).to.be.a("string").and.not.equal("");
+      expect(args.status, label).to.deep.include({ type: "string", enum: statuses });
+      expect(args.website, label).to.deep.include({ format: "uri", default: null });
+      expect(args.recurrence, label).to.deep.include({ type: "array", items: { type: "string" } });
+      expect(args.timezone, label).to.deep.include({ type: "string" });
+      expect(args.all_day, label).to.deep.include({ type: "boolean", default: false });
+      expect(args.show_map, label).to.deep.include({ type: "boolean" });
+      expect(args.author, label).to.deep.include({ type: "integer" });
+      expect(args.image, label).to.deep.include({ type: "string" });
+      for (const name of ["categories", "tags", "venue", "organizer"]) expect(args[name], `${label} ${name}`).to.deep.include({ items: { type: "integer" }, default: null });
+      expect(args.cost, label).to.have.property("description");
+    }
+    // On update nothing is required but the address.
+    expect(Object.entries(byId).filter(([, arg]) => arg.required).map(([name]) => name)).to.deep.equal(["id"]);
+    expect(Object.entries(bySlug).filter(([, arg]) => arg.required).map(([name]) => name)).to.deep.equal([]);
+    expect(byId.password).to.deep.include({ type: "string", required: false });
+    expect(byId.id).to.deep.include({ type: "integer", required: true });
+    const options = await ts.request("OPTIONS", "/events");
+    expect(options.body.endpoints).to.deep.equal(events.endpoints);
+    // The recurrence preview's own bound, shown for the widget that calls it.
+    const preview = routes["/calendar/events/v1/recurrence-preview"].endpoints[0].args;
+    expect(preview.count).to.deep.include({ type: "integer", minimum: 1, maximum: 50, default: 10 });
+    expect(preview.recurrence).to.deep.include({ type: "array", required: true });
+    // The enum only documents what the rule checks: the rule's message still answers.
+    const bad = await ts.post("/events", { as: "admin", json: { title: "x", start_date: "2030-01-01 10:00", end_date: "2030-01-01 11:00", status: "published" } });
+    expect(bad.status).to.equal(400);
+    expect(bad.body.data.params.status).to.equal(`The status must be one of ${statuses.join(", ")}.`);
   });
 
   it("validates its own i18n_language", async () => {

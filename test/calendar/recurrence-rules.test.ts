@@ -48,12 +48,20 @@ describe("recurrence: parsing RFC 5545 lines", () => {
     [["EXDATE;TZID=Europe/Rome:20260101T100000Z"], /without Z \(TZID is given\)/],
     [["RRULE:FREQ=DAILY", "RRULE"], /recurrence\[1\]: "RRULE" is not a NAME:VALUE line/],
     [Array.from({ length: 21 }, () => "RRULE:FREQ=DAILY"), /at most 20 lines/],
+    // ical.js would step such a daily rule day by day forever.
+    [["RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30"], /no day of BYMONTHDAY falls in a month of BYMONTH/],
+    [["RRULE:FREQ=DAILY;BYMONTH=4,6;BYMONTHDAY=31,-31"], /no day of BYMONTHDAY falls in a month of BYMONTH/],
   ];
   for (const [value, message] of refused) {
     it(`refuses ${JSON.stringify(value).slice(0, 60)} with a message naming the fault`, () => {
       expect(() => parseRecurrence(value)).to.throw(RecurrenceError, message);
     });
   }
+  it("takes a daily rule whose days exist in some year (29 February, the last day of any month)", () => {
+    for (const rule of ["RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29", "RRULE:FREQ=DAILY;BYMONTH=2,4;BYMONTHDAY=30", "RRULE:FREQ=DAILY;BYMONTHDAY=-1", "RRULE:FREQ=DAILY;BYMONTHDAY=31"]) {
+      expect(parseRecurrence([rule]).rules, rule).to.have.length(1);
+    }
+  });
 });
 
 describe("recurrence: expanding a series", () => {
@@ -143,6 +151,10 @@ describe("recurrence: expanding a series", () => {
       ["2026-03-28 02:30:00", "2026-03-28 02:30:00"],
       ["2026-03-29 02:30:00", "2026-03-29 03:30:00"],
     ]);
+  });
+
+  it("reports a rule ical.js refuses while expanding it as a RecurrenceError (a 400), not a failure", () => {
+    expect(() => starts(["RRULE:FREQ=YEARLY;BYYEARDAY=366;BYMONTH=1"], utc("2026-01-01 10:00:00", "2026-01-01 11:00:00"))).to.throw(RecurrenceError, /cannot be expanded \(Invalid BYYEARDAY rule\)/);
   });
 
   it("without rules is the event itself", () => {

@@ -109,4 +109,46 @@ forEachDatabase("engine: users and application passwords", (db) => {
     expect((await engine.users.verifyPassword("pw", "s3cret!"))?.id).to.equal(u.id);
     expect(await engine.users.verifyPassword("pw", "nope")).to.equal(undefined);
   });
+
+  it("finds users by role, id and search (case-insensitive), by display name, with totals", async () => {
+    const { engine } = fx();
+    const beta = await engine.users.create({ login: "findme_b", role: "author", displayName: "Beta Finder" });
+    const alpha = await engine.users.create({ login: "findme_a", role: "contributor", displayName: "alpha finder" });
+    const gamma = await engine.users.create({ login: "findme_c", role: "subscriber", displayName: "Gamma Finder", email: "hidden@corp.test" });
+    const names = (page: { users: Array<{ displayName: string }> }) => page.users.map((u) => u.displayName);
+    const all = await engine.users.find({ search: "FINDER" });
+    expect(names(all)).to.deep.equal(["alpha finder", "Beta Finder", "Gamma Finder"]);
+    expect(all.total).to.equal(3);
+    expect(all.users[1]).to.deep.equal(beta);
+    expect(names(await engine.users.find({ search: "finder", roles: ["author", "contributor"] }))).to.deep.equal(["alpha finder", "Beta Finder"]);
+    expect(names(await engine.users.find({ search: "findme_c" }))).to.deep.equal(["Gamma Finder"]);
+    // E-mails only when asked for; LIKE wildcards are literal.
+    expect((await engine.users.find({ search: "corp.test" })).total).to.equal(0);
+    expect(names(await engine.users.find({ search: "corp.test", searchColumns: ["email"] }))).to.deep.equal(["Gamma Finder"]);
+    expect((await engine.users.find({ search: "%" })).total).to.equal(0);
+    expect((await engine.users.find({ search: "find\u0000me" })).total).to.equal(0);
+    const page2 = await engine.users.find({ search: "finder", perPage: 2, page: 2 });
+    expect(names(page2)).to.deep.equal(["Gamma Finder"]);
+    expect(page2.total).to.equal(3);
+    expect((await engine.users.find({ search: "finder", perPage: 2, page: 1 })).total).to.equal(3);
+    expect(names(await engine.users.find({ include: [gamma.id, alpha.id, 2 ** 40] }))).to.deep.equal(["alpha finder", "Gamma Finder"]);
+    expect((await engine.users.find({ roles: [] })).total).to.equal(0);
+  });
+
+  it("names the roles that have a capability, and the capabilities a user has", async () => {
+    const { engine } = fx();
+    expect(engine.users.rolesWith("edit_events")).to.deep.equal(["administrator", "editor", "author", "contributor"]);
+    expect(engine.users.rolesWith("edit_others_events")).to.deep.equal(["administrator", "editor"]);
+    expect(engine.users.rolesWith("list_users")).to.deep.equal(["administrator"]);
+    expect(engine.users.rolesWith("no_such_cap")).to.deep.equal([]);
+    const author = engine.users.currentUser(await engine.users.create({ login: "capable", role: "author" }));
+    const caps = engine.users.capabilitiesOf(author);
+    expect(caps).to.include.members(["read", "edit_events", "publish_events", "upload_files", "edit_posts"]);
+    expect(caps).to.not.include.members(["edit_others_events"]);
+    expect(caps).to.not.include("list_users");
+    expect(caps).to.deep.equal([...caps].sort());
+    // Asked of `can`: a host's own user answers for itself.
+    const host = { id: 0, login: "h", email: "", displayName: "h", role: "subscriber" as const, can: (cap: string) => cap === "edit_venues" };
+    expect(engine.users.capabilitiesOf(host)).to.deep.equal(["edit_venues"]);
+  });
 });

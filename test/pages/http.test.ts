@@ -43,10 +43,11 @@ describe("pages over HTTP", function () {
       await t.close();
     });
 
-    it("site.pages holds the calendar at / and the reference at /docs, with their names", () => {
+    it("site.pages holds the calendar at /, the reference at /docs and the editor at /editor, with their names", () => {
       expect(t.site.pages.map(([mount, router]) => [mount, pageTitle(router)])).to.deep.equal([
         ["/", "Calendar"],
         ["/docs", "API reference"],
+        ["/editor", "Editor"],
       ]);
     });
 
@@ -232,7 +233,7 @@ describe("pages over HTTP", function () {
         child.stdout.on("data", (chunk: Buffer) => {
           out += chunk.toString();
           const got = out.split("\n");
-          if (got.length > 3) resolve(got.slice(0, 3));
+          if (got.length > 4) resolve(got.slice(0, 4));
         });
         child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
         child.once("exit", (code) => reject(new Error(`exited ${code}: ${err}`)));
@@ -240,7 +241,7 @@ describe("pages over HTTP", function () {
       const ready = /^calpress listening on (http:\/\/127\.0\.0\.1:\d+)\/api\/$/.exec(lines[0]);
       expect(ready, lines[0]).to.not.equal(null);
       const origin = ready![1];
-      expect(lines.slice(1)).to.deep.equal([`Calendar:      ${origin}/`, `API reference: ${origin}/docs`]);
+      expect(lines.slice(1)).to.deep.equal([`Calendar:      ${origin}/`, `API reference: ${origin}/docs`, `Editor:        ${origin}/editor`]);
       const html = await (await fetch(`${origin}/`)).text();
       expect(bodyData(html, "rest-root")).to.equal("/api/");
       // The ?rest_route= form builds its URLs with the real prefix too.

@@ -10,7 +10,8 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import express from "express";
 import { chromium, Browser, ConsoleMessage, Page } from "playwright-core";
-import { createSite, Site } from "../../lib/site";
+import { createSite, Site, SiteOptions } from "../../lib/site";
+import { registerBookPlugin } from "../../examples/book-plugin";
 import { loadFixture, resolveFixture } from "../../lib/fixtures";
 
 export const CHROMIUM = "/usr/bin/chromium";
@@ -40,6 +41,15 @@ export interface PagesSite {
   ns: string;
   /** A JSON request to the namespace, as the fixture's editor when `auth` is set. */
   api<T>(method: string, route: string, body?: unknown, auth?: boolean): Promise<{ status: number; body: T }>;
+  /**
+   * A JSON request to any route below the REST root (`library/v1/books`), as
+   * a user of the minimal fixture (`admin`, `editor`, `author`,
+   * `contributor`, `subscriber`: application password `<login>-pass`) or one
+   * made with `createUser`, or anonymous.
+   */
+  rest<T>(method: string, route: string, options?: { body?: unknown; as?: string; headers?: Record<string, string> }): Promise<{ status: number; body: T; headers: Headers }>;
+  /** A user of a role with an application password; answers the password. */
+  createUser(login: string, role: "administrator" | "editor" | "author" | "contributor" | "subscriber"): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -54,6 +64,10 @@ export interface PagesSiteOptions {
   pagesAt?: string;
   /** Where the router is mounted (default: the REST prefix). */
   routerAt?: string;
+  /** Register examples/book-plugin.ts (books and genres in `library/v1`) before the site serves. */
+  books?: boolean;
+  /** `createSite`'s `authenticate` (a host login). */
+  authenticate?: SiteOptions["authenticate"];
 }
 
 /** The minimal fixture's editor (fixtures/minimal.json). */
@@ -61,7 +75,11 @@ const EDITOR = `Basic ${Buffer.from("editor:editor-pass").toString("base64")}`;
 
 export async function startPagesSite(opts: PagesSiteOptions = {}): Promise<PagesSite> {
   const prefix = opts.restPrefix ?? "/wp-json";
-  const site = await createSite({ db: ":memory:", timezone: "UTC", restPrefix: prefix, pages: opts.pages, loginLimit: false, siteUrl: opts.siteUrl });
+  const site = await createSite({ db: ":memory:", timezone: "UTC", restPrefix: prefix, pages: opts.pages, loginLimit: false, siteUrl: opts.siteUrl, authenticate: opts.authenticate });
+  if (opts.books === true) {
+    registerBookPlugin(site);
+    await site.migrate();
+  }
   await loadFixture(site.engine, resolveFixture("minimal"), { now: opts.now, quiet: true });
 
   // The same mounting as lib/cli/main.ts (by default).
@@ -79,6 +97,8 @@ export async function startPagesSite(opts: PagesSiteOptions = {}): Promise<Pages
   const home = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const restRoot = `${home}${routerAt}/`;
   const ns = `${restRoot}calendar/events/v1`;
+  /** Application passwords of the users `createUser` made (the fixture's are `<login>-pass`). */
+  const passwords = new Map<string, string>();
 
   return {
     site,
@@ -91,6 +111,21 @@ export async function startPagesSite(opts: PagesSiteOptions = {}): Promise<Pages
       if (auth) headers.authorization = EDITOR;
       const res = await fetch(`${ns}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
       return { status: res.status, body: (await res.json()) as T };
+    },
+    async rest<T>(method: string, route: string, options: { body?: unknown; as?: string; headers?: Record<string, string> } = {}) {
+      const headers: Record<string, string> = { accept: "application/json", ...(options.headers ?? {}) };
+      if (options.body !== undefined) headers["content-type"] = "application/json";
+      if (options.as !== undefined) headers.authorization = `Basic ${Buffer.from(`${options.as}:${passwords.get(options.as) ?? `${options.as}-pass`}`).toString("base64")}`;
+      const res = await fetch(`${restRoot}${route.replace(/^\/+/, "")}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+      const text = await res.text();
+      return { status: res.status, body: (text === "" ? null : JSON.parse(text)) as T, headers: res.headers };
+    },
+    async createUser(login, role) {
+      const user = await site.engine.users.ensure({ login, role, displayName: login });
+      const password = `${login}-pass-${role}`;
+      await site.engine.users.addAppPassword(user.id, "page tests", password);
+      passwords.set(login, password);
+      return password;
     },
     async close() {
       server.closeAllConnections();

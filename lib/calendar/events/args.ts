@@ -18,6 +18,8 @@ import type { ArgSpec, ArgsMap, ArgType, DocSchema } from "../../routes/types";
 import { isWpBoolean, toWpBoolean } from "../../routes/coerce";
 import { isValidTimeZone } from "../../dates/format";
 import { planImage } from "../linked-posts/image";
+import { requestableStatuses } from "../linked-posts/validate";
+import { EVENT } from "../post-types";
 import { nonEmptyString, requestLanguage } from "../common/args";
 import { eventTimeFields, nowOf, parseEventDate, type DateValue } from "./dates";
 import { findEventBySlug, PlannedImage } from "./operations";
@@ -31,6 +33,8 @@ interface FieldDoc {
   docType?: ArgType | DocSchema;
   /** `items` shown in the index (the original declares them on its list fields). */
   items?: { type: ArgType };
+  /** Documentation for form builders (WordPress treats `uri` as such): the field's rule checks the value. */
+  format?: string;
   default?: boolean | null;
   description: string;
 }
@@ -53,7 +57,7 @@ const WRITE_DOCS: Readonly<Record<WriteField, FieldDoc>> = {
   end_date: { type: "string", description: "The event end date and time, read in the event time zone; not before the start." },
   image: { type: "string", description: "The event featured image: an image attachment ID, or an image URL (users who may upload files). A URL must lead to a public host (no loopback, private, link-local or other internal address, ports 80, 443 and 8080, redirects checked too) unless the site allows its host, and be at most 2048 characters long." },
   cost: { docType: "string", description: "The event cost: a string or a list of strings." },
-  website: { docType: "string", default: null, description: "The event website URL." },
+  website: { docType: "string", format: "uri", default: null, description: "The event website URL." },
   show_map: { type: "boolean", description: "Whether the event shows a map." },
   show_map_link: { type: "boolean", description: "Whether the event shows a map link." },
   hide_from_listings: { type: "boolean", description: "Whether the event is hidden from event lists." },
@@ -64,6 +68,9 @@ const WRITE_DOCS: Readonly<Record<WriteField, FieldDoc>> = {
   venue: { docType: LIST_OF_IDS, items: { type: "integer" }, default: null, description: "The event venue: an ID, {\"id\": ID}, or venue data to create one; empty to unlink." },
   organizer: { docType: LIST_OF_IDS, items: { type: "integer" }, default: null, description: "The event organizers: IDs, {\"id\": ID} objects or organizer data, alone or in a list (at most 100); empty to unlink." },
   recurrence: {
+    // calpress's own field: typed in the index (the rule below refuses anything but a list of strings first).
+    type: "array",
+    items: { type: "string" },
     docType: { type: "array", items: { type: "string" } },
     description:
       "calpress addition: the RFC 5545 lines that make the event a series (RRULE, RDATE, EXDATE), as Google Calendar takes them; rules are expanded in the event's time zone on its wall clock. [] makes it a single event again; omitted on update, kept.",
@@ -113,6 +120,9 @@ function writeArg(engine: EngineApi, name: WriteField, mode: "create" | "update"
   const spec: { -readonly [K in keyof ArgSpec]: ArgSpec[K] } = {};
   if (doc.type !== undefined) spec.type = doc.type;
   if (doc.items !== undefined) spec.items = doc.items;
+  if (doc.format !== undefined) spec.format = doc.format;
+  // The statuses the rule accepts, shown for form builders; the rule runs first, so the enum refuses nothing more.
+  if (name === "status") spec.enum = requestableStatuses(engine, EVENT);
   if (doc.default !== undefined) spec.default = doc.default;
   spec.description = doc.description;
   if (mode === "create" && REQUIRED_ON_CREATE.includes(name)) spec.required = true;

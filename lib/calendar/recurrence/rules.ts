@@ -100,6 +100,16 @@ function ruleDate(value: string, zone: string | undefined, asDate: boolean | und
   return zone !== undefined ? { year, month, day, time, zone } : { year, month, day, time };
 }
 
+/** The most days each month can have (February in a leap year). */
+const LONGEST_MONTHS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Whether some day of `byMonthDay` (±1 to ±31) exists in some month of `byMonth` (all months when absent), in some year. */
+function someDayFits(byMonthDay: string, byMonth: string | undefined): boolean {
+  const months = byMonth === undefined ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] : byMonth.split(",").map(Number);
+  const days = byMonthDay.split(",").map((d) => Math.abs(Number(d)));
+  return months.some((m) => days.some((d) => d <= (LONGEST_MONTHS[m - 1] ?? 0)));
+}
+
 function parseRule(value: string, index: number): ParsedRule {
   const seen = new Map<string, string>();
   for (const part of value.split(";")) {
@@ -127,6 +137,10 @@ function parseRule(value: string, index: number): ParsedRule {
   if (seen.has("BYMONTHDAY") && freq === "WEEKLY") fail(index, "BYMONTHDAY is not allowed with FREQ=WEEKLY.");
   if (/[+-]?\d/.test(seen.get("BYDAY") ?? "") && freq !== "MONTHLY" && freq !== "YEARLY") fail(index, "BYDAY ordinals (1MO, -1FR) are only allowed with FREQ=MONTHLY or YEARLY.");
   if (seen.has("BYSETPOS") && ![...seen.keys()].some((k) => k.startsWith("BY") && k !== "BYSETPOS")) fail(index, "BYSETPOS needs another BY… part to select from.");
+  // ical.js steps a daily rule day by day until a day matches, with no limit: a rule no day matches would never return.
+  if (freq === "DAILY" && seen.has("BYMONTHDAY") && !someDayFits(seen.get("BYMONTHDAY") ?? "", seen.get("BYMONTH"))) {
+    fail(index, "no day of BYMONTHDAY falls in a month of BYMONTH: the rule would never repeat.");
+  }
   let until: RuleDate | undefined;
   const untilText = seen.get("UNTIL");
   if (untilText !== undefined) {
