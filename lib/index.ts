@@ -12,7 +12,7 @@ export type { TaxonomyConfig, Term, TermInput, TermQuery } from "./taxonomy/type
 export type { CurrentUser, RoleName } from "./users/types";
 export { sanitizeTitle } from "./format/slug";
 export { strtotime, parseApiDate } from "./dates/strtotime";
-export { createCalendarPage, createDocsPage } from "./pages";
+export { createCalendarPage, createDocsPage, createEditorPage } from "./pages";
 export type { CalendarPageOptions, DocsPageOptions } from "./pages";
 export { createEvent, updateEvent, trashEvent, listEvents, getEvent } from "./calendar/events";
 export { loadFixture, validateFixture, generateFixture, resolveFixture } from "./fixtures";

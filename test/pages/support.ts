@@ -66,6 +66,8 @@ export interface PagesSiteOptions {
   routerAt?: string;
   /** Register examples/book-plugin.ts (books and genres in `library/v1`) before the site serves. */
   books?: boolean;
+  /** The fixture loaded (default `minimal`; `demo` is what `npm start` serves). */
+  fixture?: string;
   /** `createSite`'s `authenticate` (a host login). */
   authenticate?: SiteOptions["authenticate"];
 }
@@ -80,7 +82,7 @@ export async function startPagesSite(opts: PagesSiteOptions = {}): Promise<Pages
     registerBookPlugin(site);
     await site.migrate();
   }
-  await loadFixture(site.engine, resolveFixture("minimal"), { now: opts.now, quiet: true });
+  await loadFixture(site.engine, resolveFixture(opts.fixture ?? "minimal"), { now: opts.now, quiet: true });
 
   // The same mounting as lib/cli/main.ts (by default).
   const routerAt = opts.routerAt ?? prefix;

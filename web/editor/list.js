@@ -66,11 +66,19 @@ export async function listScreen(ctx) {
     .map((tax) => ({ tax, arg: [tax.rest_base, tax.slug].find((n) => n && n in args) }))
     .filter((f) => f.arg);
   for (const f of taxFilters) if (/^\d+$/.test(params.get(f.arg) || "")) state.terms[f.arg] = Number(params.get(f.arg));
+  // Filters a plugin adds (widgets.js): a choice each, the default when the address names none or an unknown one.
+  const extraFilters = listOptionsFor(type).flatMap((options) => options.filters || []);
+  state.extra = {};
+  for (const f of extraFilters) {
+    const asked = params.get(f.name);
+    state.extra[f.name] = f.choices.some((c) => c.value === asked) ? asked : f.default;
+  }
 
   const go = (changes) => {
-    const next = { ...state, ...changes, terms: { ...state.terms, ...(changes.terms || {}) } };
+    const next = { ...state, ...changes, terms: { ...state.terms, ...(changes.terms || {}) }, extra: { ...state.extra, ...(changes.extra || {}) } };
     const q = new URLSearchParams();
     if (next.search) q.set("search", next.search);
+    for (const f of extraFilters) if (next.extra[f.name] !== f.default) q.set(f.name, next.extra[f.name]);
     if (next.status) q.set("status", next.status);
     for (const [k, v] of Object.entries(next.terms)) if (v) q.set(k, String(v));
     if (next.orderby) q.set("orderby", next.orderby);
@@ -84,7 +92,9 @@ export async function listScreen(ctx) {
   filters.addEventListener("submit", (event) => {
     event.preventDefault();
     const data = new FormData(filters);
-    go({ search: String(data.get("search") || "").trim(), status: String(data.get("status") || ""), orderby: String(data.get("orderby") || ""), order: String(data.get("order") || ""), page: 1 });
+    const extra = {};
+    for (const f of extraFilters) extra[f.name] = String(data.get(f.name) || f.default);
+    go({ search: String(data.get("search") || "").trim(), status: String(data.get("status") || ""), orderby: String(data.get("orderby") || ""), order: String(data.get("order") || ""), extra, page: 1 });
   });
   if (args.search) {
     const id = nextId("search");
@@ -106,6 +116,10 @@ export async function listScreen(ctx) {
       ),
     );
   }
+  for (const f of extraFilters) {
+    const id = nextId(f.name);
+    filters.append(h("div", { class: "field" }, h("label", { for: id }, f.label), h("select", { id, name: f.name }, f.choices.map((c) => h("option", { value: c.value, selected: c.value === state.extra[f.name] }, c.label)))));
+  }
   for (const f of taxFilters) filters.append(await termFilter(f, state, go));
   const sortable = args.orderby && Array.isArray(args.orderby.enum);
   if (sortable) {
@@ -122,6 +136,7 @@ export async function listScreen(ctx) {
   const perPage = perPageFor(routes.list, PER_PAGE);
   const query = { page: args.page ? state.page : undefined, per_page: perPage ?? undefined };
   for (const options of listOptionsFor(type)) Object.assign(query, options.query ? options.query() : {});
+  for (const f of extraFilters) Object.assign(query, f.choices.find((c) => c.value === state.extra[f.name])?.query || {});
   if (state.search) query.search = state.search;
   if (args.status) query.status = state.status || statuses.filter((s) => s !== "trash").join(",");
   for (const [arg, id] of Object.entries(state.terms)) query[arg] = id;

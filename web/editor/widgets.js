@@ -34,6 +34,10 @@ export function widgetGroupsFor(type) {
 //   query() -> object,              // extra query parameters of every list request
 //                                   // (say, a date window wider than the route's default)
 //   columns: [{ label, value(record) -> string }],   // extra columns after the title
+//   filters: [{ name, label, default, choices: [{ value, label, query }] }],
+//                                   // a select each in the filter form; the chosen
+//                                   // choice's query is added (it wins over query());
+//                                   // kept in the address as name=value unless default
 // }
 
 const listOptions = [];

@@ -6,9 +6,8 @@
 //   Details               cost, website, image, show_map, show_map_link (details.js)
 //   Repeats               recurrence                                (recurrence.js)
 //
-// The events list gets a "Starts" and a "Series" column, and every event
-// (the API's default window is yesterday to two years ahead: past events
-// could not be reached for editing).
+// The events list gets a "Starts" and a "Series" column and a "When"
+// filter (upcoming by default; every event can be reached).
 //
 // Categories and tags stay with the generic term pickers: the events API
 // takes them as lists of term IDs, as the generic form sends them.
@@ -36,10 +35,26 @@ registerWidgetGroup({ id: "calendar-linked", legend: "Venue and organizers", app
 registerWidgetGroup({ id: "calendar-details", legend: "Details", appliesTo: isEventsType, fields: DETAIL_FIELDS, render: styled(renderDetails) });
 registerWidgetGroup({ id: "calendar-recurrence", legend: "Repeats", appliesTo: isEventsType, fields: RECURRENCE_FIELDS, render: styled(renderRecurrence) });
 
+// The API lists events by start, earliest first, in a window that defaults
+// to yesterday to two years ahead. The editor shows what is coming first and
+// reaches every event through "When": the past twelve months (the API has
+// no newest-first order, so "all" begins with the oldest).
+const EVER = { start_date: "1970-01-01", end_date: "9999-12-31" };
 registerListOptions({
   appliesTo: isEventsType,
-  // Every event, first to last (the list's order is the API's: by start).
-  query: () => ({ start_date: "1970-01-01", end_date: "9999-12-31" }),
+  query: () => EVER,
+  filters: [
+    {
+      name: "when",
+      label: "When",
+      default: "upcoming",
+      choices: [
+        { value: "upcoming", label: "Upcoming", query: { start_date: "now", end_date: EVER.end_date } },
+        { value: "past-year", label: "Past 12 months", query: { start_date: "-1 year", end_date: "now" } },
+        { value: "all", label: "All, oldest first", query: EVER },
+      ],
+    },
+  ],
   columns: [
     {
       label: "Starts",
