@@ -1,38 +1,9 @@
-import { spawn, ChildProcessWithoutNullStreams } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 
-const ROOT = path.resolve(__dirname, "../..");
-const CLI = path.join(ROOT, "lib/cli.ts");
-
-interface Run {
-  child: ChildProcessWithoutNullStreams;
-  stdout: string[];
-  stderr: string;
-  exit: Promise<number | null>;
-}
-
-/** Runs the CLI as users do: a separate process, its own stdout/stderr. */
-function runCli(args: string[], cwd = ROOT): Run {
-  const child = spawn(process.execPath, ["--require", require.resolve("tsx/cjs"), CLI, ...args], { cwd, env: { ...process.env } });
-  const run: Run = {
-    child,
-    stdout: [],
-    stderr: "",
-    exit: new Promise((resolve) => child.once("exit", (code) => resolve(code))),
-  };
-  let buffer = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    buffer += chunk.toString();
-    const lines = buffer.split("\n");
-    buffer = lines.pop() ?? "";
-    run.stdout.push(...lines);
-  });
-  child.stderr.on("data", (chunk: Buffer) => (run.stderr += chunk.toString()));
-  return run;
-}
+import { Run, runCli } from "./run-cli";
 
 async function waitForLine(run: Run, timeoutMs = 20000): Promise<string> {
   const start = Date.now();

@@ -2,37 +2,15 @@
  * `calpress serve --workers N`: a primary and N workers on one port
  * (node:cluster), run as users run it: a separate process tree.
  */
-import { spawn, execFileSync, ChildProcessWithoutNullStreams } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
+import { CLI, Run, runCli } from "./run-cli";
 
-const ROOT = path.resolve(__dirname, "../..");
-const CLI = path.join(ROOT, "lib/cli.ts");
 const ADMIN = `Basic ${Buffer.from("ada:ada-workers-pass-0123456789").toString("base64")}`;
-
-interface Run {
-  child: ChildProcessWithoutNullStreams;
-  stdout: string[];
-  stderr: string;
-  exit: Promise<number | null>;
-}
-
-function runCli(args: string[]): Run {
-  const child = spawn(process.execPath, ["--require", require.resolve("tsx/cjs"), CLI, ...args], { cwd: ROOT, env: { ...process.env } });
-  const run: Run = { child, stdout: [], stderr: "", exit: new Promise((resolve) => child.once("exit", (code) => resolve(code))) };
-  let buffer = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    buffer += chunk.toString();
-    const lines = buffer.split("\n");
-    buffer = lines.pop() ?? "";
-    run.stdout.push(...lines);
-  });
-  child.stderr.on("data", (chunk: Buffer) => (run.stderr += chunk.toString()));
-  return run;
-}
 
 async function until<T>(what: string, run: Run, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const start = Date.now();

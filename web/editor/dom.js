@@ -123,8 +123,10 @@ export function confirmDialog({ title, message, confirm = "OK", cancel = "Cancel
 /** Debounce for search-as-you-type (server-side searches, so not on every key). */
 export function debounce(fn, ms = 250) {
   let timer;
-  return (...args) => {
+  const run = (...args) => {
     clearTimeout(timer);
     timer = setTimeout(() => fn(...args), ms);
   };
+  run.cancel = () => clearTimeout(timer);
+  return run;
 }

@@ -3,28 +3,10 @@
 // stylesheet (a <link> to a file of this folder: the page's CSP allows
 // styles from this server only, and no inline styles).
 
-/** h("p", { class: "x", hidden: true, onclick: fn }, "text", child) */
-export function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs ?? {})) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
-    else if (key === "class") el.className = value;
-    else if (key === "dataset") Object.assign(el.dataset, value);
-    else if (key === "value" || key === "checked" || key === "selected") el[key] = value;
-    else if (value === true) el.setAttribute(key, "");
-    else el.setAttribute(key, String(value));
-  }
-  append(el, children);
-  return el;
-}
+// The element builder and debounce are the editor's own (../dom.js).
+import { debounce, h } from "../dom.js";
 
-function append(el, children) {
-  for (const child of children.flat(Infinity)) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-}
+export { debounce, h };
 
 let sequence = 0;
 
@@ -117,17 +99,6 @@ export function field({ label, control, hint, errors, name, className }) {
 export function isShown(el) {
   for (let node = el; node; node = node.parentElement) if (node.hidden) return false;
   return true;
-}
-
-/** Calls fn at most once per `ms` of quiet. */
-export function debounce(fn, ms) {
-  let timer = null;
-  const run = (...args) => {
-    clearTimeout(timer);
-    timer = setTimeout(() => fn(...args), ms);
-  };
-  run.cancel = () => clearTimeout(timer);
-  return run;
 }
 
 /** The message of a failed API answer (WordPress's `{code, message}` envelope), or a fallback. */
