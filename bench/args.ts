@@ -13,8 +13,11 @@ export interface BenchOptions {
   warmup: number;
   connections: number;
   quick: boolean;
-  /** 2: also measure read throughput of two calpress processes on one database (postgres only). */
-  processes: 1 | 2;
+  /**
+   * Scale-out: also run the scale-out workloads against one `calpress serve
+   * --workers N` per count here (ascending, no repeats); undefined: off.
+   */
+  workers: number[] | undefined;
   /** Fixture generator seed (fixed at 42 so runs compare). */
   seed: number;
   /** Only these workloads (a development aid; the default is all of them). */
@@ -34,16 +37,22 @@ export const USAGE = `Usage: tsx bench/run.ts [options]
                           database (default sqlite). postgres and mysql create a fresh
                           database next to CALPRESS_BENCH_PG_URL (default
                           postgres://postgres@127.0.0.1:5432/) or CALPRESS_BENCH_MYSQL_URL
-                          (default mysql://root@127.0.0.1:3306/) and drop it afterwards
+                          (default mysql://root@127.0.0.1:3306/) and drop it afterwards.
+                          On postgres every calpress run also reports the database's own
+                          time and statements per request (pg_stat_statements, when the
+                          server loads it: bench/pg-stat-statements.sh) and its CPU per request
   --duration <s>          measured seconds per workload (default 10)
   --warmup <s>            unmeasured seconds before each measurement (default 2; 1 with --quick)
   --connections <n>       concurrent keep-alive connections (default 4; see bench/README.md)
-  --processes 1|2         postgres only: also compare 1 vs 2 calpress processes behind
-                          a round-robin front (default 1)
+  --workers 1,2           scale-out: after each size's workloads, run the varied reads
+                          (month_category_varied, pages_varied, venue_varied, search_varied,
+                          by_id_built) against one "calpress serve --workers N" per count
+                          (any list of 1..64; default off); reports req/s, p50/p99, the load
+                          generator's and calpress's CPU, and the ratio to the fewest workers
   --quick                 one size of 2000 events, 3 s per workload (a smoke run, under 3 minutes)
   --answer-store on|off   serve with a stored-answer file, warmed before measuring (default on;
                           SQLite and PostgreSQL): see "Stored answers" in the README
-  --workloads a,b         run only these workloads (development aid)
+  --workloads a,b         run only these workloads (development aid; limits --workers too)
   --out <dir>             results folder (default bench/results)
   --help                  this text`;
 
@@ -66,7 +75,18 @@ function eventCount(raw: string): number {
   return n;
 }
 
-export function parseBenchArgs(argv: string[], workloadNames: readonly string[]): BenchOptions | "help" {
+/** "1,2" → [1, 2]: sorted and without repeats, since the report compares each count with the fewest. */
+function workerCounts(raw: string): number[] {
+  const counts = raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  if (counts.length === 0) throw new UsageError("--workers needs at least one count, e.g. 1,2");
+  for (const c of counts) {
+    // serve --workers takes 1..64.
+    if (!/^\d+$/.test(c) || Number(c) < 1 || Number(c) > 64) throw new UsageError(`--workers takes a comma-separated list of counts from 1 to 64, not "${raw}"`);
+  }
+  return [...new Set(counts.map(Number))].sort((a, b) => a - b);
+}
+
+export function parseBenchArgs(argv: string[], workloadNames: readonly string[], scaleOutNames: readonly string[] = []): BenchOptions | "help" {
   const { values } = parseArgs({
     args: argv,
     strict: true,
@@ -78,6 +98,8 @@ export function parseBenchArgs(argv: string[], workloadNames: readonly string[])
       warmup: { type: "string" },
       connections: { type: "string" },
       quick: { type: "boolean" },
+      workers: { type: "string" },
+      // Replaced by --workers: kept only to say so.
       processes: { type: "string" },
       workloads: { type: "string" },
       out: { type: "string" },
@@ -91,12 +113,8 @@ export function parseBenchArgs(argv: string[], workloadNames: readonly string[])
   if (db !== "sqlite" && db !== "postgres" && db !== "mysql") {
     throw new UsageError(`--db must be sqlite, postgres or mysql, not "${db}"`);
   }
-  const processes = values.processes ?? "1";
-  if (processes !== "1" && processes !== "2") throw new UsageError(`--processes must be 1 or 2, not "${processes}"`);
-  if (processes === "2" && db !== "postgres") {
-    // Two processes on one SQLite file would measure SQLite's file locking, not calpress.
-    throw new UsageError("--processes 2 needs --db postgres");
-  }
+  if (values.processes !== undefined) throw new UsageError("--processes was replaced by --workers 1,2 (one calpress serve --workers N per count, on any database)");
+  const workers = values.workers === undefined ? undefined : workerCounts(values.workers);
 
   const answerStore = values["answer-store"] ?? "on";
   if (answerStore !== "on" && answerStore !== "off") throw new UsageError(`--answer-store must be on or off, not "${answerStore}"`);
@@ -110,6 +128,9 @@ export function parseBenchArgs(argv: string[], workloadNames: readonly string[])
     workloads = values.workloads.split(",").map((s) => s.trim()).filter((s) => s !== "");
     const unknown = workloads.filter((w) => !workloadNames.includes(w));
     if (unknown.length > 0) throw new UsageError(`unknown workload(s) ${unknown.join(", ")} (known: ${workloadNames.join(", ")})`);
+    if (workers !== undefined && scaleOutNames.length > 0 && !workloads.some((w) => scaleOutNames.includes(w))) {
+      throw new UsageError(`--workers runs only ${scaleOutNames.join(", ")}: --workloads names none of them`);
+    }
   }
 
   return {
@@ -120,7 +141,7 @@ export function parseBenchArgs(argv: string[], workloadNames: readonly string[])
     warmup: values.warmup === "0" ? 0 : positiveNumber("warmup", values.warmup, quick ? 1 : 2, false),
     connections: positiveNumber("connections", values.connections, 4, true),
     quick,
-    processes: processes === "2" ? 2 : 1,
+    workers,
     seed: 42,
     workloads,
     outDir: path.resolve(values.out ?? path.join(__dirname, "results")),

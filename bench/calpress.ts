@@ -104,7 +104,13 @@ export interface StoreOptions {
 
 const WARMED = /^calpress warmed (\d+) stored answers in ([\d.]+) s/;
 
-export async function startServer(runner: Runner, target: string, label: string, store?: StoreOptions): Promise<Server> {
+/**
+ * Starts `calpress serve` (with `workers`: `serve --workers N`, a primary
+ * and N worker processes on one port, which prints its ready line once
+ * every worker listens; `child` is then the primary, and the RSS sampled is
+ * the sum over it and its workers).
+ */
+export async function startServer(runner: Runner, target: string, label: string, store?: StoreOptions, workers?: number): Promise<Server> {
   const child = spawnNode({
     label,
     // The warm-up reports its progress on stderr.
@@ -122,6 +128,8 @@ export async function startServer(runner: Runner, target: string, label: string,
       "--user",
       `${BENCH_USER.login}:${BENCH_USER.password}:${BENCH_USER.role}`,
       ...(store ? ["--answer-store", store.file, ...(store.warm ? ["--warm"] : [])] : []),
+      // The workers inherit the heap flags: node:cluster forks with the primary's execArgv.
+      ...(workers !== undefined ? ["--workers", String(workers)] : []),
     ],
   });
   // Listening from the start: the warm-up's last line may come at any time after the ready line.
@@ -136,8 +144,9 @@ export async function startServer(runner: Runner, target: string, label: string,
   warmed.catch(() => undefined);
   // Sample from the start: start-up (schema check, caches) counts towards the maximum too.
   const rss = new RssSampler(child.pid);
-  const m = await waitForLine(child, READY, 120_000);
-  log(`${label} ready at ${m[1]}${m[2]} (pid ${child.pid}, ${runner.kind})`);
+  // Workers open the site each (and at 100k build their indexes side by side on 2 cores): more time per worker.
+  const m = await waitForLine(child, READY, 120_000 * Math.max(1, workers ?? 1));
+  log(`${label} ready at ${m[1]}${m[2]} (pid ${child.pid}${workers !== undefined ? `, ${workers} worker${workers === 1 ? "" : "s"}` : ""}, ${runner.kind})`);
   void child.exited.then((code) => {
     // An exit we did not ask for is worth a loud line: every later request fails.
     if (!child.stopping()) log(`${label} exited unexpectedly (${code}); last stderr:\n${child.recentStderr().slice(-10).join("\n")}`);

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import autocannon from "autocannon";
 import { BENCH_USER } from "./calpress";
+import { beginAll, endAll, Meter, RunFigures } from "./meters";
 import { onCleanup } from "./proc";
 import { BenchRequest, isConstant, requestStream, Workload } from "./workloads";
 
@@ -32,6 +33,8 @@ export interface DriveStats {
   /** A few non-2xx answers ("500 POST /path: body…"), so that a flagged result says what went wrong. */
   errorSamples: string[];
   seconds: number;
+  /** What the run's meters read (CPU, PostgreSQL's time), per request or per core. */
+  figures: RunFigures;
 }
 
 export interface DriveOptions {
@@ -48,6 +51,8 @@ export interface DriveOptions {
   connections: number;
   duration: number;
   warmup: number;
+  /** Readings taken right around the measured run (after the warm-up): bench/meters.ts. */
+  meters?: readonly Meter[];
 }
 
 const AUTH = `Basic ${Buffer.from(`${BENCH_USER.login}:${BENCH_USER.password}`).toString("base64")}`;
@@ -166,9 +171,13 @@ function percentile(sorted: Float64Array, p: number): number {
 
 export async function drive(opts: DriveOptions): Promise<DriveStats> {
   if (opts.warmup > 0) await runOnce(opts, opts.warmup, opts.seed + 7919, false);
+  const meters = opts.meters ?? [];
+  await beginAll(meters);
   const { latencies, result, statusCodes, errorSamples } = await runOnce(opts, opts.duration, opts.seed, true);
-  const sorted = latencies.slice().sort();
   const responses = Object.values(statusCodes).reduce((a, b) => a + b, 0);
+  // Read before anything else runs (sorting a second's latencies takes a while of the generator's CPU).
+  const figures = await endAll(meters, { requests: responses });
+  const sorted = latencies.slice().sort();
   const ok = sorted.length;
   const seconds = result.duration > 0 ? result.duration : opts.duration;
   return {
@@ -184,5 +193,6 @@ export async function drive(opts: DriveOptions): Promise<DriveStats> {
     statusCodes,
     errorSamples,
     seconds,
+    figures,
   };
 }

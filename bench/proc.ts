@@ -1,8 +1,8 @@
 import { ChildProcess, spawn } from "node:child_process";
-import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
 import { log } from "./log";
+import { realProcFs, treeRssKb } from "./procfs";
 
 /**
  * Child processes and other things to undo, and the guarantee that they are
@@ -189,8 +189,10 @@ export async function runToEnd(child: Child): Promise<string> {
 }
 
 /**
- * Samples a process's resident set size from /proc/<pid>/status every
- * `intervalMs` and keeps the maximum. Linux only; elsewhere it reports NaN.
+ * Samples the resident set size of a process and every process below it
+ * (a `serve --workers` primary and its workers), summed from each one's
+ * /proc/<pid>/status, every `intervalMs`, and keeps the maximum of the sum.
+ * A single process is just itself. Linux only; elsewhere it reports NaN.
  */
 export class RssSampler {
   private max = 0;
@@ -205,16 +207,11 @@ export class RssSampler {
   }
 
   private sample(): void {
-    let status: string;
-    try {
-      status = fs.readFileSync(`/proc/${this.pid}/status`, "utf8");
-    } catch {
-      return; // The process has gone (or this is not Linux).
-    }
-    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
-    if (m) {
+    const kb = treeRssKb(realProcFs, this.pid);
+    // Undefined: the process has gone (or this is not Linux).
+    if (kb !== undefined) {
       this.samples++;
-      this.max = Math.max(this.max, Number(m[1]) / 1024);
+      this.max = Math.max(this.max, kb / 1024);
     }
   }
 

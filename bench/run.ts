@@ -9,11 +9,12 @@ import { startCeiling } from "./ceiling";
 import { cliRunner, loadFixture, Runner, Server, startServer, stopServer, type StoreOptions } from "./calpress";
 import { createDatabase } from "./db";
 import { drive, DriveStats } from "./drive";
-import { startFront } from "./front";
 import { fmt, log } from "./log";
+import { calpressCpuMeter, generatorCpuMeter, Meter, RunFigures, settle } from "./meters";
+import { openPgProbe, PgProbe } from "./pgstat";
 import { cleanupAll, installExitHandlers, onCleanup } from "./proc";
-import { BenchReport, round, ScaleOutRow, WorkloadResult, writeReport } from "./report";
-import { buildKinds, buildWorkloads, KindName, variedPageCount, Workload, WORKLOAD_NAMES } from "./workloads";
+import { BenchReport, PgFigures, round, ScaleOutRow, WorkloadResult, writeReport } from "./report";
+import { buildKinds, buildWorkloads, KindName, SCALE_OUT_WORKLOADS, variedPageCount, Workload, WORKLOAD_NAMES } from "./workloads";
 
 /**
  * The calpress benchmark: for each fixture size, load a fresh database,
@@ -50,6 +51,22 @@ async function listPageCount(server: Server): Promise<number | undefined> {
   return res.ok && typeof body.total_pages === "number" ? body.total_pages : undefined;
 }
 
+/** The PostgreSQL figures a run measured, rounded for the report (absent ones stay absent). */
+function pgFigures(f: RunFigures): PgFigures {
+  const out: PgFigures = {};
+  if (f.db_ms_per_req !== undefined) out.db_ms_per_req = round(f.db_ms_per_req, 4);
+  if (f.stmts_per_req !== undefined) out.stmts_per_req = round(f.stmts_per_req, 2);
+  if (f.pg_cpu_ms_per_req !== undefined) out.pg_cpu_ms_per_req = round(f.pg_cpu_ms_per_req, 4);
+  return out;
+}
+
+/** The log's short form of the PostgreSQL figures. */
+function pgLine(f: RunFigures): string {
+  if (f.db_ms_per_req === undefined && f.pg_cpu_ms_per_req === undefined) return "";
+  const db = f.db_ms_per_req !== undefined ? `db ${fmt(f.db_ms_per_req, 3)} ms/req ${fmt(f.stmts_per_req ?? Number.NaN, 1)} stmts/req, ` : "";
+  return ` | pg: ${db}cpu ${fmt(f.pg_cpu_ms_per_req ?? Number.NaN, 3)} ms/req`;
+}
+
 function assertAlive(server: Server): void {
   if (server.child.proc.exitCode !== null || server.child.proc.signalCode !== null) {
     throw new Error(`${server.child.label} is no longer running; last stderr:\n${server.child.recentStderr().slice(-10).join("\n")}`);
@@ -69,6 +86,24 @@ async function runSize(opts: BenchOptions, runner: Runner, events: number, repor
       `search "${catalog.searchWord}" (${catalog.searchHits} titles); ${catalog.categoryIds.length} categories and ${catalog.venueIds.length} venues with events; ` +
       `${catalog.searchTerms.hits.length} search terms + ${catalog.searchTerms.misses.length} misses`,
   );
+
+  // PostgreSQL's own time per request: set up once per size, read around every measured calpress run.
+  let pg: PgProbe | undefined;
+  if (opts.db === "postgres") {
+    const probe = await openPgProbe(db.target);
+    const unregister = onCleanup("pg_stat_statements connection", () => probe.close());
+    // Closed before the database is dropped (its session would hold the drop up), and then not again at cleanup.
+    pg = {
+      ...probe,
+      close: async () => {
+        unregister();
+        await probe.close();
+      },
+    };
+    report.postgres ??= probe.status;
+    log(`PostgreSQL's own cost: ${probe.status.note}`);
+  }
+  const pgMeters = (label: string): Meter[] => (pg ? [pg.meter(label)] : []);
 
   let store: StoreOptions | undefined;
   if (opts.answerStore) {
@@ -118,7 +153,7 @@ async function runSize(opts: BenchOptions, runner: Runner, events: number, repor
     if (workload.okStatus === 304) await renewEtags(server.origin, server.restRoot, catalog, etags);
     let c: DriveStats;
     try {
-      c = await drive({ ...common, origin: target.origin });
+      c = await drive({ ...common, origin: target.origin, meters: pgMeters(workload.name) });
     } finally {
       if (built) {
         const rss = await stopServer(built);
@@ -147,13 +182,14 @@ async function runSize(opts: BenchOptions, runner: Runner, events: number, repor
       status_codes: c.statusCodes,
       ceiling_non2xx: k.non2xx,
       ceiling_errors: k.errors,
+      ...pgFigures(c.figures),
       flagged: flags.length > 0,
       flags,
     };
     report.results.push(result);
     log(
       `${workload.name.padEnd(21)} calpress ${fmt(c.rps, 0).padStart(6)} rps p50 ${fmt(c.p50)} ms p99 ${fmt(c.p99)} ms | ` +
-        `ceiling ${fmt(k.rps, 0).padStart(6)} rps p50 ${fmt(k.p50)} ms | ratio ${fmt(result.ratio, 3)}` +
+        `ceiling ${fmt(k.rps, 0).padStart(6)} rps p50 ${fmt(k.p50)} ms | ratio ${fmt(result.ratio, 3)}${pgLine(c.figures)}` +
         (flags.length > 0 ? ` | FLAGGED: ${flags.join("; ")}` : ""),
     );
     if (flags.length > 0 && newStderr > 0) {
@@ -177,27 +213,30 @@ async function runSize(opts: BenchOptions, runner: Runner, events: number, repor
     response_bytes: captured.bytes,
   });
 
-  if (opts.processes === 2) {
-    // Every request behind the front carries one Host, as a site's public name: the one the
-    // stored answers were warmed under (they are keyed by it; otherwise every single-event
-    // request through the front would be a build, which earlier runs measured by mistake).
+  if (opts.workers !== undefined) {
+    // The scale-out servers reuse the store the main process warmed (same database, same code:
+    // it is kept), and every request carries the Host it was warmed under: stored answers,
+    // their keys and ETags name the host they were asked on, and each new server listens on
+    // a port of its own (without that Host every single-event answer would be a build).
     const publicHost = new URL(server.origin).host;
-    const rows = await scaleOut(opts, runner, db.target, events, workloads, captured, store === undefined ? undefined : { file: store.file, warm: false }, publicHost, (origin, host) =>
-      renewEtags(origin, server.restRoot, catalog, etags, host),
-    );
-    report.scale_out ??= { db: opts.db, via: "a round-robin TCP front (bench/front.ts: each connection goes to the next process)", results: [] };
+    const scaleWorkloads = workloads.filter((w) => SCALE_OUT_WORKLOADS.includes(w.name));
+    const rows = await scaleOut(opts, opts.workers, runner, db.target, events, scaleWorkloads, captured, store === undefined ? undefined : { file: store.file, warm: false }, publicHost, pgMeters);
+    report.scale_out ??= { db: opts.db, base_workers: opts.workers[0], via: "directly on its one port (node:cluster hands each new connection to the next worker)", results: [] };
     report.scale_out.results.push(...rows);
   }
+  await pg?.close();
   await db.drop();
 }
 
 /**
- * Read throughput of one calpress process and of two on the same database,
- * both through the same round-robin front so that only the process count
- * differs between the two columns.
+ * `--workers`: the scale-out workloads against one `calpress serve
+ * --workers N` per count, one count after the other (never two servers at
+ * once on the 2 cores). With stored answers the list workloads are served
+ * with them and by_id_built by a second server without, as in the main run.
  */
 async function scaleOut(
   opts: BenchOptions,
+  counts: readonly number[],
   runner: Runner,
   target: string,
   events: number,
@@ -205,67 +244,80 @@ async function scaleOut(
   captured: CaptureResult,
   store: StoreOptions | undefined,
   publicHost: string,
-  renew: (origin: string, host: string) => Promise<void>,
+  pgMeters: (label: string) => Meter[],
 ): Promise<ScaleOutRow[]> {
-  // With stored answers, a workload of built answers would measure the store here: left out.
-  const reads = workloads.filter((w) => w.readOnly && (store === undefined || w.answerStore !== false));
-  const measure = async (servers: Server[]): Promise<Map<string, DriveStats>> => {
-    const front = await startFront(servers.map((s) => s.origin.replace(/^http:\/\//, "")));
-    const out = new Map<string, DriveStats>();
-    try {
-      for (const w of reads) {
-        for (const s of servers) assertAlive(s);
-        // Answers name the host they were asked on: the tags are read through the front, under the public name.
-        if (w.okStatus === 304) await renew(front.origin, publicHost);
-        const stats = await drive({ workload: w, seed: seedOf(w, opts.seed), connections: opts.connections, duration: opts.duration, warmup: opts.warmup, origin: front.origin, host: publicHost });
-        out.set(w.name, stats);
-        log(`scale-out ${servers.length}p ${w.name.padEnd(21)} ${fmt(stats.rps, 0).padStart(6)} rps p50 ${fmt(stats.p50)} ms`);
+  log(`=== scale-out: calpress serve --workers ${counts.join(", ")} on one ${opts.db} database (${events.toLocaleString("en")} events) ===`);
+  const groups =
+    store === undefined
+      ? [{ store: undefined, workloads }]
+      : [
+          { store, workloads: workloads.filter((w) => w.answerStore !== false) },
+          { store: undefined, workloads: workloads.filter((w) => w.answerStore === false) },
+        ];
+  const rows: ScaleOutRow[] = [];
+  for (const n of counts) {
+    for (const group of groups) {
+      if (group.workloads.length === 0) continue;
+      const server = await startServer(runner, target, `calpress ${events} --workers ${n}${group.store ? "" : " without stored answers"}`, group.store, n);
+      const done: { w: Workload; s: DriveStats }[] = [];
+      let rssMax = Number.NaN;
+      try {
+        // Each worker's start-up work (the series' horizon: ~24 s at 100k) is not the first workload's.
+        const waited = await settle(server.child.pid);
+        log(`${server.child.label} quiet after ${fmt(waited, 0)} s`);
+        for (const w of group.workloads) {
+          assertAlive(server);
+          // The generator's meter innermost: the others' /proc reads and PostgreSQL round trip are not its CPU.
+          const meters = [...pgMeters(`${w.name} --workers ${n}`), calpressCpuMeter(server.child.pid), generatorCpuMeter()];
+          // Each worker keeps its own caches and compiles its own code: a warm-up N times as long gives each of
+          // N workers about the warm-up requests one worker gets (the connections are split between them).
+          const warmup = opts.warmup * n;
+          const s = await drive({ workload: w, seed: seedOf(w, opts.seed), connections: opts.connections, duration: opts.duration, warmup, origin: server.origin, host: publicHost, meters });
+          done.push({ w, s });
+          log(
+            `scale-out ${String(n).padStart(2)}w ${w.name.padEnd(21)} ${fmt(s.rps, 0).padStart(6)} rps p50 ${fmt(s.p50)} ms p99 ${fmt(s.p99)} ms | ` +
+              `CPU: generator ${fmt(s.figures.generator_cpu_pct ?? Number.NaN, 0)}%, calpress ${fmt(s.figures.calpress_cpu_pct ?? Number.NaN, 0)}%${pgLine(s.figures)}`,
+          );
+        }
+      } finally {
+        rssMax = await stopServer(server);
       }
-    } finally {
-      await front.child.stop();
+      for (const { w, s } of done) {
+        const flags = flagsFor(w, s, undefined, captured);
+        rows.push({
+          workload: w.name,
+          events,
+          db: opts.db,
+          workers: n,
+          answer_store: group.store !== undefined,
+          rps: round(s.rps, 1),
+          p50_ms: round(s.p50, 3),
+          p99_ms: round(s.p99, 3),
+          requests: s.responses,
+          generator_cpu_pct: round(s.figures.generator_cpu_pct ?? Number.NaN, 1),
+          calpress_cpu_pct: round(s.figures.calpress_cpu_pct ?? Number.NaN, 1),
+          ratio: Number.NaN,
+          rss_mb_max: round(rssMax, 1),
+          ...pgFigures(s.figures),
+          flagged: flags.length > 0,
+          flags,
+        });
+      }
     }
-    return out;
-  };
-  log(`=== scale-out: 1 vs 2 calpress processes on one ${opts.db} database (${events.toLocaleString("en")} events) ===`);
-  // Both processes use the store the single run warmed (same database, same code: it is kept).
-  const a = await startServer(runner, target, "calpress A", store);
-  let one: Map<string, DriveStats>;
-  let two: Map<string, DriveStats>;
-  try {
-    one = await measure([a]);
-    // Started only now, so the second process does not take CPU while one process is measured.
-    const b = await startServer(runner, target, "calpress B", store);
-    try {
-      two = await measure([a, b]);
-    } finally {
-      await stopServer(b);
-    }
-  } finally {
-    await stopServer(a);
   }
-  const rows: ScaleOutRow[] = reads.map((w) => {
-    const s1 = one.get(w.name) as DriveStats;
-    const s2 = two.get(w.name) as DriveStats;
-    const flags = [...flagsFor(w, s1, undefined, captured), ...flagsFor(w, s2, undefined, captured).map((f) => `2p: ${f}`)];
-    return {
-      workload: w.name,
-      events,
-      rps_1: round(s1.rps, 1),
-      p50_1_ms: round(s1.p50, 3),
-      rps_2: round(s2.rps, 1),
-      p50_2_ms: round(s2.p50, 3),
-      speedup: s1.rps > 0 ? round(s2.rps / s1.rps, 3) : Number.NaN,
-      flagged: flags.length > 0,
-      flags: [...new Set(flags)],
-    };
-  });
-  return rows;
+  // Each count against the fewest workers, per workload; the table reads best workload by workload.
+  for (const r of rows) {
+    const base = rows.find((b) => b.workload === r.workload && b.workers === counts[0]);
+    r.ratio = base && base.rps > 0 ? round(r.rps / base.rps, 3) : Number.NaN;
+  }
+  const order = (w: string): number => (SCALE_OUT_WORKLOADS as readonly string[]).indexOf(w);
+  return rows.sort((a, b) => order(a.workload) - order(b.workload) || a.workers - b.workers);
 }
 
 async function main(argv: string[]): Promise<number> {
   let opts: BenchOptions;
   try {
-    const parsed = parseBenchArgs(argv, WORKLOAD_NAMES);
+    const parsed = parseBenchArgs(argv, WORKLOAD_NAMES, SCALE_OUT_WORKLOADS);
     if (parsed === "help") {
       process.stdout.write(`${USAGE}\n`);
       return 0;
@@ -296,6 +348,7 @@ async function main(argv: string[]): Promise<number> {
       duration_s: opts.duration,
       warmup_s: opts.warmup,
       answer_store: opts.answerStore,
+      ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
       connections: opts.connections,
       quick: opts.quick,
       seed: opts.seed,
@@ -305,7 +358,10 @@ async function main(argv: string[]): Promise<number> {
     results: [],
     sizes: [],
   };
-  const perSize = (opts.workloads?.length ?? WORKLOAD_NAMES.length) * 2 * (opts.warmup + opts.duration);
+  const scaleWorkloads = SCALE_OUT_WORKLOADS.filter((w) => !opts.workloads || opts.workloads.includes(w)).length;
+  // The scale-out's warm-ups last warmup × N (scaleOut).
+  const scaleSeconds = (opts.workers ?? []).reduce((sum, n) => sum + scaleWorkloads * (opts.warmup * n + opts.duration), 0);
+  const perSize = (opts.workloads?.length ?? WORKLOAD_NAMES.length) * 2 * (opts.warmup + opts.duration) + scaleSeconds;
   log(
     `sizes ${opts.events.join(", ")} on ${opts.db}; ${opts.connections} connections; ${opts.warmup} s warm-up + ${opts.duration} s per workload and server ` +
       `(~${Math.round(perSize)} s of load per size); calpress from ${report.settings.runner}`,

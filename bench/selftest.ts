@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { generateFixture } from "../lib/fixtures/generate";
@@ -9,19 +7,23 @@ import { buildSearchTerms, pickSearchWord } from "./catalog";
 import { CeilingSpec, querySignature, startCeiling } from "./ceiling";
 import { createDatabase } from "./db";
 import { drive } from "./drive";
-import { startFront } from "./front";
 import { log } from "./log";
+import { cpuPercent, ticksToMs } from "./meters";
+import { isOwnStatement, preloads, statementFigures, StatementRow } from "./pgstat";
+import { ownCpuTicks, parseStat, processTree, ProcFs, treeCpuTicks, treeRssKb } from "./procfs";
 import { Rng } from "./rng";
 import { cleanupAll, installExitHandlers, onCleanup } from "./proc";
-import { BenchReport, evaluateTargets, renderMarkdown, WorkloadResult, writeReport } from "./report";
+import { BenchReport, evaluateTargets, renderMarkdown, ScaleOutRow, WorkloadResult, writeReport } from "./report";
 import { buildWorkloads, monthAhead, nextMonth, requestStream, variedPageCount, Workload, WORKLOAD_NAMES } from "./workloads";
 import type { Catalog } from "./catalog";
 
 /**
  * Checks of the harness's own pieces without calpress: the ceiling server
- * and the load driver against it, the round-robin front, the report and
- * chart from a synthetic result set, the small pure helpers, and (when a
- * server answers) creating and dropping PostgreSQL/MySQL databases.
+ * and the load driver against it, the report and chart from a synthetic
+ * result set, the small pure helpers (among them the /proc readings summed
+ * over a process tree and pg_stat_statements' rows made per-request
+ * figures, on fake inputs), and (when a server answers) creating and
+ * dropping PostgreSQL/MySQL databases.
  *
  *   npx tsx bench/selftest.ts [--keep <dir>]   (a few seconds of load in all)
  */
@@ -74,6 +76,121 @@ async function checkHelpers(): Promise<void> {
     "/wp-json/calendar/events/v1/events?start_date=2024-06-01&end_date=2024-06-30&categories=7&per_page=50",
   );
   log("helpers: ok");
+}
+
+/** A fake /proc from a map of file paths to their text; directories are the paths' prefixes. */
+function fakeProc(files: Record<string, string>): ProcFs {
+  return {
+    read: (file) => files[file],
+    list: (dir) => [...new Set(Object.keys(files).filter((f) => f.startsWith(`${dir}/`)).map((f) => f.slice(dir.length + 1).split("/")[0]))],
+  };
+}
+
+interface FakeProcess {
+  pid: number;
+  comm: string;
+  ppid: number;
+  utime: number;
+  stime: number;
+  cutime?: number;
+  cstime?: number;
+  rssKb: number;
+  /** Children per thread id (a task directory each, with its children file). */
+  tasks?: Record<number, number[]>;
+}
+
+/** The /proc files of some processes: stat with every field up to cstime (and a few after), status, the task children files. */
+function procFiles(processes: FakeProcess[]): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const p of processes) {
+    // Fields 3..13 (state, ppid, pgrp, session, tty, tpgid, flags, minflt, cminflt, majflt, cmajflt), then 14..17 and some more.
+    files[`/proc/${p.pid}/stat`] = `${p.pid} (${p.comm}) S ${p.ppid} ${p.pid} ${p.pid} 0 -1 4194560 1234 0 0 0 ${p.utime} ${p.stime} ${p.cutime ?? 0} ${p.cstime ?? 0} 20 0 11 0 4242 1000000 2500`;
+    files[`/proc/${p.pid}/status`] = `Name:\t${p.comm}\nState:\tS (sleeping)\nVmPeak:\t  999999 kB\nVmRSS:\t  ${p.rssKb} kB\nThreads:\t11\n`;
+    for (const [tid, children] of Object.entries(p.tasks ?? {})) {
+      files[`/proc/${p.pid}/task/${tid}/stat`] = files[`/proc/${p.pid}/stat`];
+      files[`/proc/${p.pid}/task/${tid}/children`] = children.length > 0 ? `${children.join(" ")} ` : "";
+    }
+  }
+  return files;
+}
+
+/**
+ * The /proc readings summed over a process tree, on fake files: a serve
+ * primary (two threads, one of which forked the workers), two workers (one
+ * with a child of its own), and a process outside the tree.
+ */
+function checkProcFs(): void {
+  const odd = parseStat("4321 (node (worker) 2) R 77 4321 4321 0 -1 0 0 0 0 0 150 25 3 4 20 0 1 0 9 0 0");
+  assert.deepEqual(odd, { pid: 4321, comm: "node (worker) 2", ppid: 77, utime: 150, stime: 25, cutime: 3, cstime: 4 });
+  assert.equal(parseStat("garbage"), undefined);
+
+  const before: FakeProcess[] = [
+    { pid: 100, comm: "node", ppid: 1, utime: 500, stime: 100, rssKb: 60_000, tasks: { 100: [], 101: [102, 103] } },
+    { pid: 102, comm: "node", ppid: 100, utime: 1000, stime: 200, rssKb: 120_000, tasks: { 102: [] } },
+    { pid: 103, comm: "node", ppid: 100, utime: 800, stime: 150, rssKb: 110_000, tasks: { 103: [104] } },
+    { pid: 104, comm: "sh", ppid: 103, utime: 5, stime: 5, rssKb: 1_000, tasks: { 104: [] } },
+    { pid: 200, comm: "postgres", ppid: 1, utime: 9999, stime: 9999, rssKb: 50_000, tasks: { 200: [] } },
+  ];
+  const procBefore = fakeProc(procFiles(before));
+  assert.deepEqual(processTree(procBefore, 100), [100, 102, 103, 104]);
+  assert.equal(treeCpuTicks(procBefore, 100), 600 + 1200 + 950 + 10);
+  assert.equal(treeRssKb(procBefore, 100), 291_000);
+  assert.equal(ownCpuTicks(procBefore, 100), 600);
+  assert.deepEqual(processTree(procBefore, 999), [], "a process that has gone");
+  assert.equal(treeCpuTicks(procBefore, 999), undefined);
+  // Then worker 103 (with its child) exits and the primary waits for it: its CPU moves to the primary's cutime/cstime, so the difference is the new work only.
+  const after: FakeProcess[] = [
+    { ...before[0], utime: 510, stime: 102, cutime: 805, cstime: 155, tasks: { 100: [], 101: [102, 105] } },
+    { ...before[1], utime: 1300, stime: 250 },
+    { pid: 105, comm: "node", ppid: 100, utime: 20, stime: 4, rssKb: 80_000, tasks: { 105: [] } },
+    before[4],
+  ];
+  const procAfter = fakeProc(procFiles(after));
+  const delta = (treeCpuTicks(procAfter, 100) ?? 0) - (treeCpuTicks(procBefore, 100) ?? 0);
+  assert.equal(delta, 12 + 350 + 24, "primary +12, worker 102 +350, new worker 105 +24, worker 103 and its child nothing");
+  // Without children files (a kernel without CONFIG_PROC_CHILDREN) the parent ids are scanned instead.
+  const noChildren = fakeProc(procFiles(before.map(({ tasks, ...p }) => ({ ...p, tasks: Object.fromEntries(Object.keys(tasks ?? {}).map((t) => [t, []])) }))));
+  const bare = fakeProc(Object.fromEntries(Object.entries(procFiles(before)).filter(([f]) => !f.endsWith("/children"))));
+  assert.deepEqual(processTree(bare, 100).sort(), [100, 102, 103, 104]);
+  assert.deepEqual(processTree(noChildren, 100), [100], "empty children files mean no children");
+  // 250 ticks at 100 a second are 2.5 s of CPU; over 5 s of wall time, half a core.
+  assert.equal(ticksToMs(250, 100), 2500);
+  assert.equal(cpuPercent(2500, 5000), 50);
+  assert.ok(Number.isNaN(cpuPercent(1, 0)));
+  log("procfs: ok (a tree's CPU and RSS summed; an exited worker's CPU kept through its parent)");
+}
+
+/** pg_stat_statements' rows (as node-postgres returns them) made per-request figures. */
+function checkPgStatements(): void {
+  const rows: StatementRow[] = [
+    { query: "select * from wp_posts where id = $1", calls: "300", total_exec_time: 30.5, total_plan_time: 4.5 },
+    { query: "BEGIN", calls: "100", total_exec_time: 0.5, total_plan_time: 0 },
+    // The harness's own reset and read are left out.
+    { query: "SELECT pg_stat_statements_reset()", calls: "1", total_exec_time: 2, total_plan_time: null },
+    { query: "SELECT s.query, s.calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid", calls: 1, total_exec_time: 1 },
+    { query: "select  count(*)\n  from wp_posts", calls: 100, total_exec_time: "10" },
+  ];
+  const f = statementFigures(rows, 100);
+  assert.equal(f.calls, 500);
+  assert.equal(f.exec_ms, 41);
+  assert.equal(f.plan_ms, 4.5);
+  assert.equal(f.db_ms_per_req, 0.455);
+  assert.equal(f.stmts_per_req, 5);
+  assert.deepEqual(f.top.map((t) => [t.query, t.ms, t.calls]), [
+    ["select * from wp_posts where id = $1", 35, 300],
+    ["select count(*) from wp_posts", 10, 100],
+    ["BEGIN", 0.5, 100],
+  ]);
+  const none = statementFigures(rows, 0);
+  assert.ok(Number.isNaN(none.db_ms_per_req) && Number.isNaN(none.stmts_per_req), "no request completed: no per-request figure");
+  assert.equal(statementFigures([], 10).db_ms_per_req, 0);
+  assert.ok(isOwnStatement("select PG_STAT_STATEMENTS_RESET()"));
+  assert.ok(preloads("pg_stat_statements"));
+  assert.ok(preloads("auto_explain, pg_stat_statements"));
+  assert.ok(preloads('"pg_stat_statements"'));
+  assert.ok(!preloads(""));
+  assert.ok(!preloads("pg_stat_statements_extra"));
+  log("pg_stat_statements figures: ok");
 }
 
 /**
@@ -235,32 +352,6 @@ async function checkCeiling(): Promise<void> {
   log(`ceiling: ok (mixed status codes ${JSON.stringify(m.statusCodes)})`);
 }
 
-async function checkFront(): Promise<void> {
-  const backends = await Promise.all(
-    ["A", "B"].map(
-      (name) =>
-        new Promise<http.Server>((resolve) => {
-          const s = http.createServer((_req, res) => res.end(name));
-          s.listen(0, "127.0.0.1", () => resolve(s));
-        }),
-    ),
-  );
-  onCleanup("selftest backends", () => {
-    for (const s of backends) s.closeAllConnections();
-    for (const s of backends) s.close();
-  });
-  const front = await startFront(backends.map((s) => `127.0.0.1:${(s.address() as AddressInfo).port}`));
-  const seen: string[] = [];
-  for (let i = 0; i < 4; i++) {
-    // A new connection each time ("connection: close"): the front balances connections.
-    const res = await fetch(`${front.origin}/x`, { headers: { connection: "close" } });
-    seen.push(await res.text());
-  }
-  assert.deepEqual(seen, ["A", "B", "A", "B"]);
-  await front.child.stop();
-  log("front: ok (round robin A B A B)");
-}
-
 /** Tags nest and close properly, and no text holds a raw "<" or "&": enough of XML to catch hand-written SVG mistakes. */
 function assertWellFormed(xml: string): void {
   const stack: string[] = [];
@@ -275,6 +366,26 @@ function assertWellFormed(xml: string): void {
   }
   assert.equal(xml.slice(last).trim(), "");
   assert.deepEqual(stack, [], "unclosed elements");
+}
+
+function scaleRow(workload: string, workers: number, rps: number): ScaleOutRow {
+  return {
+    workload,
+    events: 100_000,
+    db: "sqlite",
+    workers,
+    answer_store: true,
+    rps,
+    p50_ms: 4000 / rps,
+    p99_ms: 12_000 / rps,
+    requests: rps * 10,
+    generator_cpu_pct: 35,
+    calpress_cpu_pct: 90 * workers,
+    ratio: rps / 1000,
+    rss_mb_max: 150 * workers,
+    flagged: false,
+    flags: [],
+  };
 }
 
 function synthetic(): BenchReport {
@@ -334,9 +445,19 @@ function synthetic(): BenchReport {
       { events: 100_000, db: "sqlite", load_s: 48.9, rss_mb_max: 212 },
     ],
     scale_out: {
-      db: "postgres",
-      via: "synthetic front",
-      results: [{ workload: "by_id", events: 10_000, rps_1: 3000, p50_1_ms: 4, rps_2: 4200, p50_2_ms: 3.1, speedup: 1.4, flagged: false, flags: [] }],
+      db: "sqlite",
+      base_workers: 1,
+      via: "synthetic",
+      // Issue 24 at 100k: month 1.6× (pass), pages 1.4× (fail), venue 1.8× but flagged (fail), search only one count (not measured).
+      results: [
+        scaleRow("month_category_varied", 1, 1000),
+        scaleRow("month_category_varied", 2, 1600),
+        scaleRow("pages_varied", 1, 1000),
+        scaleRow("pages_varied", 2, 1400),
+        scaleRow("venue_varied", 1, 1000),
+        { ...scaleRow("venue_varied", 2, 1800), flagged: true, flags: ["calpress non-2xx: 3×500"] },
+        scaleRow("search_varied", 1, 1000),
+      ],
     },
   };
 }
@@ -363,9 +484,31 @@ function checkReport(keep: string | undefined): void {
   assert.equal(status("mixed_1pct: ratio ≥ 0.3"), "pass");
   assert.equal(status("search: p50 growth 10k → 100k ≤ 1.5×"), "pass", "growth is asked of every workload now, search too");
   assert.equal(status("by_id_built: p50 growth 10k → 100k ≤ 1.5×"), "pass");
-  assert.ok(rows.every((r) => r.db === "sqlite"));
+  // Issue 24: --workers 2 against one on SQLite (scale_out rows at 100k), PostgreSQL's time (no PostgreSQL run here).
+  assert.equal(status("month_category_varied: --workers 2 ≥ 1.5× one worker"), "pass");
+  assert.equal(rows.find((r) => r.target === "month_category_varied: --workers 2 ≥ 1.5× one worker")?.measured, "1.60× (1,000 → 1,600 req/s)");
+  assert.equal(status("pages_varied: --workers 2 ≥ 1.5× one worker"), "fail");
+  assert.equal(status("venue_varied: --workers 2 ≥ 1.5× one worker"), "fail", "a flagged scale-out row fails its target");
+  assert.equal(status("search_varied: --workers 2 ≥ 1.5× one worker"), "not measured");
+  assert.equal(rows.find((r) => r.target === "search_varied: --workers 2 ≥ 1.5× one worker")?.note, "needs a --workers run with both 1 and 2");
+  const pgTime = rows.filter((r) => r.target.includes("PostgreSQL time"));
+  assert.equal(pgTime.length, 5);
+  assert.ok(pgTime.every((r) => r.db === "postgres" && r.status === "not measured" && r.note === "no PostgreSQL run"));
+  assert.ok(rows.filter((r) => !pgTime.includes(r)).every((r) => r.db === "sqlite"));
   // A PostgreSQL report: issue 21's targets on PostgreSQL (mixed's floor 600 req/s), the earlier ones stay SQLite's and unmeasured.
-  const pg: BenchReport = { ...report, results: report.results.map((r) => ({ ...r, db: "postgres" })), sizes: report.sizes.map((z) => ({ ...z, db: "postgres" })) };
+  // Issue 24's PostgreSQL time per request: 1.5 ms (pass), 2.5 ms (fail), venue without pg_stat_statements (not measured), by_id_built 0.2 ms (pass).
+  const dbMs: Record<string, number | undefined> = { month_category_varied: 1.5, pages_varied: 2.5, search_varied: 1.9, by_id_built: 0.2 };
+  const pg: BenchReport = {
+    ...report,
+    results: report.results.map((r) => ({
+      ...r,
+      db: "postgres",
+      pg_cpu_ms_per_req: 0.8,
+      ...(dbMs[r.workload] !== undefined ? { db_ms_per_req: dbMs[r.workload], stmts_per_req: 3 } : {}),
+    })),
+    sizes: report.sizes.map((z) => ({ ...z, db: "postgres" })),
+    postgres: { statements: true, track_planning: true, cpu: true, note: "synthetic" },
+  };
   const pgRows = evaluateTargets(pg);
   const pgRow = (t: string): { db: string; status: string } | undefined => pgRows.find((r) => r.target === t);
   assert.deepEqual(pgRow("by_id: p50 ≤ 2 ms"), { ...pgRow("by_id: p50 ≤ 2 ms"), db: "sqlite", status: "not measured" });
@@ -374,9 +517,32 @@ function checkReport(keep: string | undefined): void {
   assert.deepEqual(pgRow("by_id_built: ratio ≥ 0.4"), { ...pgRow("by_id_built: ratio ≥ 0.4"), db: "postgres", status: "pass" });
   assert.deepEqual(pgRow("RSS ≤ 200 MB"), { ...pgRow("RSS ≤ 200 MB"), db: "postgres", status: "fail" });
   assert.deepEqual(pgRow("venue_varied: p50 growth 10k → 100k ≤ 1.5×"), { ...pgRow("venue_varied: p50 growth 10k → 100k ≤ 1.5×"), db: "postgres", status: "pass" });
-  assert.match(renderMarkdown(pg, "postgres.svg"), /\| mixed: ≥ 600 req\/s \| postgres \| 152 req\/s \| ❌ fail \|/);
+  assert.equal(pgRow("month_category_varied: PostgreSQL time ≤ 2 ms per built list request")?.status, "pass");
+  assert.equal(pgRow("pages_varied: PostgreSQL time ≤ 2 ms per built list request")?.status, "fail");
+  assert.equal(pgRow("search_varied: PostgreSQL time ≤ 2 ms per built list request")?.status, "pass");
+  const venuePg = pgRows.find((r) => r.target === "venue_varied: PostgreSQL time ≤ 2 ms per built list request");
+  assert.equal(venuePg?.status, "not measured");
+  assert.match(venuePg?.note ?? "", /^pg_stat_statements was not loaded .*; its CPU 0\.800 ms\/req$/);
+  assert.equal(pgRow("by_id_built: PostgreSQL time ≤ 0.3 ms per built single read")?.status, "pass");
+  assert.equal(pgRow("month_category_varied: --workers 2 ≥ 1.5× one worker")?.db, "sqlite", "the scale-out target stays SQLite's");
+  const pgMd = renderMarkdown(pg, "postgres.svg");
+  assert.match(pgMd, /\| mixed: ≥ 600 req\/s \| postgres \| 152 req\/s \| ❌ fail \|/);
+  // The PostgreSQL columns, and a row with them (venue_varied: CPU only).
+  assert.match(pgMd, /\| ratio \| non-2xx \| errors \| db ms\/req \| stmts\/req \| pg cpu ms\/req \| \|/);
+  assert.match(pgMd, /\| venue_varied \| [^\n]* \| 0 \| 0 \| n\/a \| n\/a \| 0\.800 \|\s+\|/);
+  assert.match(pgMd, /\| by_id_built \| [^\n]* \| 0\.200 \| 3\.00 \| 0\.800 \|\s+\|/);
+  // Below 100k (a quick run): not applicable, with the indicative figure.
+  const pgQuick: BenchReport = { ...pg, results: pg.results.filter((r) => r.events === 10_000), sizes: pg.sizes.slice(0, 1) };
+  const quickPg = evaluateTargets(pgQuick).find((r) => r.target === "pages_varied: PostgreSQL time ≤ 2 ms per built list request");
+  assert.deepEqual(
+    { status: quickPg?.status, measured: quickPg?.measured, note: quickPg?.note },
+    { status: "not measured", measured: "2.500 ms/req", note: "not applicable below 100k events; indicative only: 10,000 events (would fail)" },
+  );
+  // Without pg_stat_statements the report says so once.
+  const noStatements = renderMarkdown({ ...pg, postgres: { statements: false, track_planning: false, cpu: true, note: "synthetic" } }, "postgres.svg");
+  assert.equal(noStatements.match(/pg_stat_statements is not loaded/g)?.length, 1);
   // Without a 100k SQLite run nothing can pass or fail.
-  const quick = { ...report, results: report.results.filter((r) => r.events === 10_000), sizes: report.sizes.slice(0, 1) };
+  const quick = { ...report, results: report.results.filter((r) => r.events === 10_000), sizes: report.sizes.slice(0, 1), scale_out: undefined };
   assert.ok(evaluateTargets(quick).every((r) => r.status === "not measured"));
 
   const dir = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), "calpress-report-"));
@@ -391,7 +557,10 @@ function checkReport(keep: string | undefined): void {
   for (const w of WORKLOAD_NAMES) assert.match(md, new RegExp(`\\| ${w} \\| [\\d,]+ \\| [\\d.]+ \\| [\\d.]+ \\| `), `${w} has its row with p99`);
   const json = JSON.parse(fs.readFileSync(files.json, "utf8")) as BenchReport;
   assert.equal(json.results.length, 2 * WORKLOAD_NAMES.length);
-  assert.match(md, /## Scale-out: 1 vs 2 calpress processes \(postgres, 10,000 events\)/);
+  assert.match(md, /## Scale-out: calpress serve --workers N \(sqlite, 100,000 events\)/);
+  assert.match(md, /\| workload \| workers \| req\/s \| p50 \(ms\) \| p99 \(ms\) \| generator CPU \| calpress CPU \| × vs 1 \| max RSS \(MB\) \| \|/);
+  assert.match(md, /\| month_category_varied \| 2 \| 1,600 \| 2\.50 \| 7\.50 \| 35% \| 180% \| 1\.60× \| 300 \|\s+\|/);
+  assert.match(md, /\| venue_varied \| 2 \| [^\n]*⚠️ calpress non-2xx: 3×500 \|/);
   const svg = fs.readFileSync(files.svg, "utf8");
   assert.match(svg, /^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
   assert.match(svg, /log scale/);
@@ -420,8 +589,9 @@ async function main(): Promise<void> {
     await checkHelpers();
     checkVaried();
     checkReport(keep);
+    checkProcFs();
+    checkPgStatements();
     await checkCeiling();
-    await checkFront();
     await checkDatabases();
     log("selftest passed");
   } finally {

@@ -28,6 +28,14 @@ export const WORKLOAD_NAMES = [
 ] as const;
 export type WorkloadName = (typeof WORKLOAD_NAMES)[number];
 
+/**
+ * What `--workers` runs against each `calpress serve --workers N` (issue
+ * 24): the reads whose answers are mostly built, so that the comparison
+ * measures work spread over processes rather than caches. by_id_built
+ * keeps its own server without stored answers, as in the main run.
+ */
+export const SCALE_OUT_WORKLOADS: readonly WorkloadName[] = ["month_category_varied", "pages_varied", "venue_varied", "search_varied", "by_id_built"];
+
 export const READ_KINDS = ["default", "month_category", "by_id", "by_slug", "search", "venues_upcoming", "categories"] as const;
 export type ReadKind = (typeof READ_KINDS)[number];
 /** Conditional GETs (If-None-Match with the answer's current ETag): the list and one event. */
@@ -71,7 +79,7 @@ export interface Workload {
   name: WorkloadName;
   /** Kinds with their share of the requests (shares add up to 1). */
   mix: { kind: Kind; share: number }[];
-  /** The read-only workloads are the ones a scale-out comparison runs. */
+  /** Reads only: the workload changes nothing in the database. */
   readOnly: boolean;
   /** The status that counts as answered (default: any 2xx); 304 for revalidation. */
   okStatus?: number;
