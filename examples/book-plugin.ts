@@ -8,6 +8,13 @@
  */
 import { isEngineError, paginate, RestError, RestResponse, type RestRequest, type Site, type Term } from "../lib";
 
+/** What both collections (books, genres) take: a page and a search. */
+const listArgs = {
+  page: { type: "integer", minimum: 1, default: 1 },
+  per_page: { type: "integer", minimum: 1, maximum: 100, default: 10 },
+  search: { type: "string" },
+} as const;
+
 export function registerBookPlugin(site: Site): void {
   const { engine, rest } = site;
 
@@ -68,9 +75,7 @@ export function registerBookPlugin(site: Site): void {
       methods: "GET",
       permission: "public",
       args: {
-        page: { type: "integer", minimum: 1, default: 1 },
-        per_page: { type: "integer", minimum: 1, maximum: 100, default: 10 },
-        search: { type: "string" },
+        ...listArgs,
         genre: { type: "integer" },
         orderby: { type: "string", enum: ["title", "date", "id"], default: "title", description: "Sort books by this field." },
         order: { type: "string", enum: ["asc", "desc"], default: "asc" },
@@ -184,9 +189,7 @@ function registerGenreRoutes({ engine, rest }: Site): void {
       methods: "GET",
       permission: "public",
       args: {
-        page: { type: "integer", minimum: 1, default: 1 },
-        per_page: { type: "integer", minimum: 1, maximum: 100, default: 10 },
-        search: { type: "string" },
+        ...listArgs,
         parent: { type: "integer", minimum: 0, description: "Only the children of this genre (0: top-level genres)." },
       },
       handler: async (req: RestRequest<{ page: number; per_page: number; search?: string; parent?: number }>) => {
