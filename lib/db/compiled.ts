@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Knex } from "knex";
 import type { Tables } from "./tables";
 import { dialectFor } from "./dialects";
@@ -17,9 +18,29 @@ import { dialectFor } from "./dialects";
  * statement order; the first compile checks them against knex's own, and a
  * shape whose bindings do not match is never kept (it always runs through the
  * builder), so a wrong caller costs speed, never correctness.
+ *
+ * Where the driver keeps statements (`Dialect.preparedStatements`), a kept
+ * text also runs as a named statement: parsed and planned once per
+ * connection instead of on every run.
  */
-const texts = new Map<string, string | null>();
+/** A shape's text, and the name its statement is kept under where the driver keeps statements (null: run unnamed). */
+interface Kept {
+  sql: string;
+  name: string | null;
+}
+
+const texts = new Map<string, Kept | null>();
 const MAX_SHAPES = 500;
+
+/** Knex marks a transaction's instance; statements inside one run unnamed (a failed one would abort the transaction, so no retry). */
+function inTransaction(knex: Knex): boolean {
+  return (knex as Knex & { isTransaction?: boolean }).isTransaction === true;
+}
+
+/** The same name for the same text in every process: a connection never holds two texts under one name. */
+function statementName(sql: string): string {
+  return `calpress_${createHash("sha1").update(sql).digest("hex").slice(0, 24)}`;
+}
 
 export async function selectByShape<T>(knex: Knex, tables: Tables, shape: string, bindings: readonly Knex.Value[], build: () => Knex.QueryBuilder): Promise<T[]> {
   const dialect = dialectFor(knex);
@@ -32,9 +53,19 @@ export async function selectByShape<T>(knex: Knex, tables: Tables, shape: string
     const same = compiled.bindings.length === bindings.length && compiled.bindings.every((b, i) => b === bindings[i]);
     if (texts.size >= MAX_SHAPES) texts.clear();
     // `??` would be read by knex.raw as an identifier binding.
-    texts.set(key, same && !compiled.sql.includes("??") ? compiled.sql : null);
+    const keep = same && !compiled.sql.includes("??");
+    texts.set(key, keep ? { sql: compiled.sql, name: dialect.preparedStatements ? statementName(compiled.sql) : null } : null);
     return (await qb) as T[];
   }
   if (known === null) return (await build()) as T[];
-  return dialect.rawRows<T>(await knex.raw(known, bindings as Knex.RawBinding[]));
+  const prepared = dialect.preparedStatements;
+  if (prepared === null || known.name === null || inTransaction(knex)) return dialect.rawRows<T>(await knex.raw(known.sql, bindings as Knex.RawBinding[]));
+  try {
+    return dialect.rawRows<T>(await knex.raw(known.sql, bindings as Knex.RawBinding[]).options(prepared.options(known.name)));
+  } catch (err) {
+    if (!prepared.isStale(err)) throw err;
+    // Every connection may hold the old plan: this process runs the shape unnamed from now on.
+    known.name = null;
+    return dialect.rawRows<T>(await knex.raw(known.sql, bindings as Knex.RawBinding[]));
+  }
 }

@@ -6,6 +6,7 @@
 import { expect } from "chai";
 import type { Knex } from "knex";
 import { selectByShape } from "../../lib/db/compiled";
+import { dialectFor } from "../../lib/db/dialects";
 import { forEachDatabase } from "../support/databases";
 import { useFixture } from "../support/engine";
 
@@ -70,6 +71,54 @@ forEachDatabase("statements compiled by shape", (db) => {
       k.removeListener("query", onQuery);
     }
     expect(methods).to.deep.equal(["raw", "raw", "raw", "raw"]);
+  });
+
+  it("runs a warm shape as a named statement where the database keeps statements, and never inside a transaction", async () => {
+    const { engine } = fx();
+    const k: Knex = engine.knex;
+    const post = await engine.posts.create({ type: "event", status: "publish", title: "Named" });
+    await engine.posts.getMany([post.id], { terms: true });
+    const names: Array<string | undefined> = [];
+    const onQuery = (q: { sql: string; options?: { name?: string } }): void => {
+      if (/^select/i.test(q.sql)) names.push(q.options?.name);
+    };
+    k.on("query", onQuery);
+    try {
+      for (let i = 0; i < 8; i++) expect((await engine.posts.getMany([post.id], { terms: true })).get(post.id)?.title).to.equal("Named");
+      await k.transaction(async (trx) => {
+        const shape = `test-trx-${db.name}-${Date.now()}`;
+        const build = () => trx(engine.tables.posts).where("id", post.id).select("id");
+        for (let i = 0; i < 2; i++) expect((await selectByShape<{ id: number }>(trx, engine.tables, shape, [post.id], build)).map((r) => Number(r.id))).to.deep.equal([post.id]);
+      });
+    } finally {
+      k.removeListener("query", onQuery);
+    }
+    const named = names.slice(0, 16);
+    const inTrx = names.slice(16);
+    if (dialectFor(k).preparedStatements) {
+      expect(named.every((n) => typeof n === "string" && /^calpress_[0-9a-f]{24}$/.test(n))).to.equal(true);
+      // The rows and their relations are two texts, so two names.
+      expect(new Set(named).size).to.equal(2);
+    } else {
+      expect(named.every((n) => n === undefined)).to.equal(true);
+    }
+    expect(inTrx.every((n) => n === undefined)).to.equal(true);
+  });
+
+  it("keeps reading once a column is added under a kept statement (a migration by a newer process)", async () => {
+    const { engine } = fx();
+    const k: Knex = engine.knex;
+    const post = await engine.posts.create({ type: "event", status: "publish", title: "Before Column" });
+    // Every pooled connection gets to keep the statement.
+    const readMany = () => Promise.all(Array.from({ length: 12 }, () => engine.posts.getMany([post.id])));
+    for (let i = 0; i < 3; i++) await readMany();
+    await k.schema.alterTable(engine.tables.posts, (t) => t.integer("added_later").nullable());
+    try {
+      for (let i = 0; i < 3; i++) for (const got of await readMany()) expect(got.get(post.id)?.title).to.equal("Before Column");
+    } finally {
+      await k.schema.alterTable(engine.tables.posts, (t) => t.dropColumn("added_later"));
+    }
+    for (const got of await readMany()) expect(got.get(post.id)?.title).to.equal("Before Column");
   });
 
   it("reads a post whole when the caller's likely types are wrong (the hint only narrows the joins)", async () => {

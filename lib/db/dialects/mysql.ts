@@ -54,6 +54,7 @@ export const mysql: Dialect = {
   codePointCollation: "",
   booleanLiteral: (value) => (value ? "1" : "0"),
   rawRows: <T>(result: unknown) => (result as [T[], unknown])[0],
+  preparedStatements: null,
 
   prefersIndexOrderedPages: false,
   needsJoinOrderHints: false,

@@ -386,6 +386,7 @@ export const sqlite: Dialect = {
   codePointCollation: "",
   booleanLiteral: (value) => (value ? "1" : "0"),
   rawRows: <T>(result: unknown) => result as T[],
+  preparedStatements: null,
 
   prefersIndexOrderedPages: true,
   needsJoinOrderHints: true,

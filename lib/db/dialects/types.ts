@@ -16,6 +16,13 @@ import type { Tables } from "../tables";
  */
 export type DialectName = "sqlite" | "postgres" | "mysql";
 
+export interface PreparedStatements {
+  /** The knex query options (`.options()`) that run a statement under this name. */
+  options(name: string): Record<string, unknown>;
+  /** Whether the error says that a kept statement no longer fits the tables (a column added since): it must be run unnamed. */
+  isStale(err: unknown): boolean;
+}
+
 export interface Dialect {
   /** For messages, reports and the test suites; never compared outside lib/db. */
   readonly name: DialectName;
@@ -62,6 +69,12 @@ export interface Dialect {
   booleanLiteral(value: boolean): string;
   /** The rows of a `knex.raw` select, which each driver shapes its own way. */
   rawRows<T>(result: unknown): T[];
+  /**
+   * Statements the driver keeps parsed and planned on each connection under a
+   * name (PostgreSQL's named prepared statements), for texts run again and
+   * again; null where the driver has no such thing or gains nothing from it.
+   */
+  readonly preparedStatements: PreparedStatements | null;
 
   // ---------------------------------------------------------------- planner hints
 
