@@ -48,7 +48,9 @@ export const USAGE = `Usage: tsx bench/run.ts [options]
                           (month_category_varied, pages_varied, venue_varied, search_varied,
                           by_id_built) against one "calpress serve --workers N" per count
                           (any list of 1..64; default off); reports req/s, p50/p99, the load
-                          generator's and calpress's CPU, and the ratio to the fewest workers
+                          generator's and calpress's CPU, and the ratio to the fewest workers;
+                          driven by bench/lean-load.ts over 16 connections per worker of the
+                          largest count (or --connections per worker, if more), for every count
   --quick                 one size of 2000 events, 3 s per workload (a smoke run, under 3 minutes)
   --answer-store on|off   serve with a stored-answer file, warmed before measuring (default on;
                           SQLite and PostgreSQL): see "Stored answers" in the README

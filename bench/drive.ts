@@ -3,6 +3,7 @@ import autocannon from "autocannon";
 import { BENCH_USER } from "./calpress";
 import { beginAll, endAll, Meter, RunFigures } from "./meters";
 import { onCleanup } from "./proc";
+import { leanLoad } from "./lean-load";
 import { BenchRequest, isConstant, requestStream, Workload } from "./workloads";
 
 /**
@@ -53,6 +54,8 @@ export interface DriveOptions {
   warmup: number;
   /** Readings taken right around the measured run (after the warm-up): bench/meters.ts. */
   meters?: readonly Meter[];
+  /** The load generator: autocannon (default), or bench/lean-load.ts where the generator's own CPU must stay small (scale-out). */
+  generator?: "autocannon" | "lean";
 }
 
 const AUTH = `Basic ${Buffer.from(`${BENCH_USER.login}:${BENCH_USER.password}`).toString("base64")}`;
@@ -112,15 +115,64 @@ function requestsFor(workload: Workload, seed: number, samples: string[] | undef
 interface RunResult {
   latencies: Float64Array;
   count: number;
-  result: autocannon.Result;
+  /** What the generator reports of the run itself. */
+  result: { duration: number; errors: number; timeouts: number };
   statusCodes: Record<string, number>;
   errorSamples: string[];
 }
 
+/** Latencies of the answered responses, kept in a growing array (a run may see a million). */
+class Latencies {
+  values = new Float64Array(1 << 16);
+  count = 0;
+  add(ms: number): void {
+    if (this.count === this.values.length) {
+      const grown = new Float64Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values[this.count++] = ms;
+  }
+}
+
+async function runLean(opts: DriveOptions, seconds: number, seed: number, record: boolean): Promise<RunResult> {
+  const latencies = new Latencies();
+  const statusCodes: Record<string, number> = {};
+  const errorSamples: string[] = [];
+  const run = await leanLoad({
+    origin: opts.origin,
+    host: opts.host,
+    connections: opts.connections,
+    seconds,
+    timeoutSeconds: 10,
+    next: requestStream(opts.workload, seed),
+    authorization: AUTH,
+    wantBody: (status) => record && !answered(opts.workload, status) && errorSamples.length < MAX_SAMPLES,
+    onResponse: (status, ms, body, sent) => {
+      if (!record) return;
+      statusCodes[status] = (statusCodes[status] ?? 0) + 1;
+      if (answered(opts.workload, status)) {
+        latencies.add(ms);
+        return;
+      }
+      if (body === null || errorSamples.length >= MAX_SAMPLES) return;
+      const line = `${status} ${sent.method} ${sent.path}: ${body.toString("utf8").replace(/\s+/g, " ").slice(0, 240)}`;
+      if (!errorSamples.includes(line)) errorSamples.push(line);
+    },
+  });
+  return {
+    latencies: latencies.values.subarray(0, latencies.count),
+    count: latencies.count,
+    result: { duration: run.seconds, errors: run.errors, timeouts: run.timeouts },
+    statusCodes,
+    errorSamples,
+  };
+}
+
 function runOnce(opts: DriveOptions, seconds: number, seed: number, record: boolean): Promise<RunResult> {
+  if (opts.generator === "lean") return runLean(opts, seconds, seed, record);
   return new Promise((resolve, reject) => {
-    let latencies = new Float64Array(1 << 16);
-    let count = 0;
+    const latencies = new Latencies();
     const statusCodes: Record<string, number> = {};
     const errorSamples: string[] = [];
     // Registered per run, so it is the newest cleanup and runs first: a Ctrl-C stops the load
@@ -139,19 +191,20 @@ function runOnce(opts: DriveOptions, seconds: number, seed: number, record: bool
       (err: Error | null, result: autocannon.Result) => {
         unregister();
         if (err) reject(err);
-        else resolve({ latencies: latencies.subarray(0, count), count, result, statusCodes, errorSamples });
+        else
+          resolve({
+            latencies: latencies.values.subarray(0, latencies.count),
+            count: latencies.count,
+            result: { duration: result.duration, errors: result.errors, timeouts: result.timeouts },
+            statusCodes,
+            errorSamples,
+          });
       },
     );
     if (record) {
       instance.on("response", (_client: autocannon.Client, status: number, _bytes: number, ms: number) => {
         statusCodes[status] = (statusCodes[status] ?? 0) + 1;
-        if (!answered(opts.workload, status)) return;
-        if (count === latencies.length) {
-          const grown = new Float64Array(latencies.length * 2);
-          grown.set(latencies);
-          latencies = grown;
-        }
-        latencies[count++] = ms;
+        if (answered(opts.workload, status)) latencies.add(ms);
       });
     }
   });

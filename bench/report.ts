@@ -85,6 +85,9 @@ export interface ScaleOut {
   base_workers: number;
   /** How the processes were reached. */
   via: string;
+  /** The load generator, and its concurrent keep-alive connections (the same for every count). */
+  generator?: string;
+  connections?: number;
   results: ScaleOutRow[];
 }
 
@@ -386,8 +389,9 @@ function renderScaleOut(so: ScaleOut, cpus: number): string[] {
     const pg = rows.some(hasPg);
     out.push(`## Scale-out: calpress serve --workers N (${g.db}, ${num(g.events)} events)`, "");
     out.push(
-      `Each count is one \`calpress serve --workers N\` reached ${so.via}. CPU is % of one core over the measured run ` +
-        `(${cpus} cores: ${cpus * 100}% in all): the load generator is the harness process (autocannon), which shares the cores with calpress` +
+      `Each count is one \`calpress serve --workers N\` reached ${so.via}` +
+        `${so.connections !== undefined ? `, over ${so.connections} keep-alive connections for every count` : ""}. CPU is % of one core over the measured run ` +
+        `(${cpus} cores: ${cpus * 100}% in all): the load generator is the harness process (${so.generator ?? "autocannon"}), which shares the cores with calpress` +
         `${g.db === "postgres" ? " and PostgreSQL" : ""}; calpress is the primary and its workers summed, and so is max RSS. ` +
         `The ratio is each count's req/s over that of ${so.base_workers} worker${so.base_workers === 1 ? "" : "s"} on the same workload.`,
       "",

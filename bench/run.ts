@@ -221,11 +221,33 @@ async function runSize(opts: BenchOptions, runner: Runner, events: number, repor
     const publicHost = new URL(server.origin).host;
     const scaleWorkloads = workloads.filter((w) => SCALE_OUT_WORKLOADS.includes(w.name));
     const rows = await scaleOut(opts, opts.workers, runner, db.target, events, scaleWorkloads, captured, store === undefined ? undefined : { file: store.file, warm: false }, publicHost, pgMeters);
-    report.scale_out ??= { db: opts.db, base_workers: opts.workers[0], via: "directly on its one port (node:cluster hands each new connection to the next worker)", results: [] };
+    report.scale_out ??= {
+      db: opts.db,
+      base_workers: opts.workers[0],
+      via: "directly on its one port (node:cluster hands each new connection to the next worker)",
+      generator: "bench/lean-load.ts, a minimal HTTP/1.1 client: autocannon's own CPU per request is about that of a cheap answer",
+      connections: scaleOutConnections(opts),
+      results: [],
+    };
     report.scale_out.results.push(...rows);
   }
   await pg?.close();
   await db.drop();
+}
+
+/**
+ * The scale-out mode measures capacity: every worker must always have requests waiting. With one request in flight
+ * per connection, a connection's next request waits for the generator to be scheduled on the shared cores, so a
+ * handful per worker leave workers idle (bench/README.md: pages_varied on 2 workers went from 1.42x to 1.68x of one
+ * worker between 4 and 16 connections per worker). Every count gets the connections of the largest, so one worker
+ * is never measured with fewer than several.
+ */
+const SCALE_OUT_CONNECTIONS_PER_WORKER = 16;
+/** Seconds of warm-up per worker, at least, before each scale-out measurement. */
+const SCALE_OUT_MIN_WARMUP_S = 4;
+
+function scaleOutConnections(opts: BenchOptions): number {
+  return Math.max(opts.connections, SCALE_OUT_CONNECTIONS_PER_WORKER) * Math.max(1, ...(opts.workers ?? []));
 }
 
 /**
@@ -254,6 +276,7 @@ async function scaleOut(
           { store, workloads: workloads.filter((w) => w.answerStore !== false) },
           { store: undefined, workloads: workloads.filter((w) => w.answerStore === false) },
         ];
+  const connections = scaleOutConnections(opts);
   const rows: ScaleOutRow[] = [];
   for (const n of counts) {
     for (const group of groups) {
@@ -270,9 +293,11 @@ async function scaleOut(
           // The generator's meter innermost: the others' /proc reads and PostgreSQL round trip are not its CPU.
           const meters = [...pgMeters(`${w.name} --workers ${n}`), calpressCpuMeter(server.child.pid), generatorCpuMeter()];
           // Each worker keeps its own caches and compiles its own code: a warm-up N times as long gives each of
-          // N workers about the warm-up requests one worker gets (the connections are split between them).
-          const warmup = opts.warmup * n;
-          const s = await drive({ workload: w, seed: seedOf(w, opts.seed), connections: opts.connections, duration: opts.duration, warmup, origin: server.origin, host: publicHost, meters });
+          // N workers about the warm-up requests one worker gets (the connections are split between them). At
+          // least 4 s per worker: at 100k events a worker's first pass over pages_varied's 200 pages alone takes
+          // about 2 s, which the main run's 2 s warm-up would leave to the measured run.
+          const warmup = Math.max(opts.warmup, SCALE_OUT_MIN_WARMUP_S) * n;
+          const s = await drive({ workload: w, seed: seedOf(w, opts.seed), connections, duration: opts.duration, warmup, origin: server.origin, host: publicHost, meters, generator: "lean" });
           done.push({ w, s });
           log(
             `scale-out ${String(n).padStart(2)}w ${w.name.padEnd(21)} ${fmt(s.rps, 0).padStart(6)} rps p50 ${fmt(s.p50)} ms p99 ${fmt(s.p99)} ms | ` +

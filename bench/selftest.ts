@@ -1,12 +1,16 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { generateFixture } from "../lib/fixtures/generate";
+import { BENCH_USER } from "./calpress";
 import { buildSearchTerms, pickSearchWord } from "./catalog";
 import { CeilingSpec, querySignature, startCeiling } from "./ceiling";
 import { createDatabase } from "./db";
 import { drive } from "./drive";
+import { leanLoad, LeanLoadOptions, LeanLoadResult } from "./lean-load";
 import { log } from "./log";
 import { cpuPercent, ticksToMs } from "./meters";
 import { isOwnStatement, preloads, statementFigures, StatementRow } from "./pgstat";
@@ -14,12 +18,13 @@ import { ownCpuTicks, parseStat, processTree, ProcFs, treeCpuTicks, treeRssKb } 
 import { Rng } from "./rng";
 import { cleanupAll, installExitHandlers, onCleanup } from "./proc";
 import { BenchReport, evaluateTargets, renderMarkdown, ScaleOutRow, WorkloadResult, writeReport } from "./report";
-import { buildWorkloads, monthAhead, nextMonth, requestStream, variedPageCount, Workload, WORKLOAD_NAMES } from "./workloads";
+import { BenchRequest, buildWorkloads, Kind, monthAhead, nextMonth, requestStream, variedPageCount, Workload, WORKLOAD_NAMES } from "./workloads";
 import type { Catalog } from "./catalog";
 
 /**
  * Checks of the harness's own pieces without calpress: the ceiling server
- * and the load driver against it, the report and chart from a synthetic
+ * and the load driver against it, the lean load generator (bench/lean-load.ts)
+ * against small local servers, the report and chart from a synthetic
  * result set, the small pure helpers (among them the /proc readings summed
  * over a process tree and pg_stat_statements' rows made per-request
  * figures, on fake inputs), and (when a server answers) creating and
@@ -352,6 +357,453 @@ async function checkCeiling(): Promise<void> {
   log(`ceiling: ok (mixed status codes ${JSON.stringify(m.statusCodes)})`);
 }
 
+/** A local server for the lean generator's checks: a random port, its accepted connections counted, closed (with its connections) afterwards. */
+interface LocalServer {
+  origin: string;
+  connections: () => number;
+  close: () => Promise<void>;
+}
+
+async function listenLocal(server: net.Server): Promise<LocalServer> {
+  const sockets = new Set<net.Socket>();
+  let accepted = 0;
+  server.on("connection", (s: net.Socket) => {
+    accepted++;
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  let unregister = (): void => undefined;
+  const close = async (): Promise<void> => {
+    unregister();
+    for (const s of sockets) s.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  unregister = onCleanup(`selftest server :${port}`, close);
+  return { origin: `http://127.0.0.1:${port}`, connections: () => accepted, close };
+}
+
+/** A node:http server that also tallies the responses it finished by status: the ones the generator must have counted. */
+async function httpServer(handler: http.RequestListener): Promise<LocalServer & { finished: Record<string, number> }> {
+  const finished: Record<string, number> = {};
+  const server = http.createServer((req, res) => {
+    res.on("finish", () => {
+      finished[res.statusCode] = (finished[res.statusCode] ?? 0) + 1;
+    });
+    handler(req, res);
+  });
+  return { ...(await listenLocal(server)), finished };
+}
+
+/** A raw TCP server answering each request head (GETs: no body) with the bytes `answer` gives for its path, written by `write`. */
+async function rawServer(answer: (path: string) => string, write: (socket: net.Socket, bytes: string, n: number) => void): Promise<LocalServer & { sent: () => number }> {
+  let sent = 0;
+  const server = net.createServer((socket) => {
+    socket.setNoDelay(true);
+    socket.on("error", () => undefined);
+    let buf = "";
+    socket.on("data", (chunk) => {
+      buf += chunk.toString("latin1");
+      for (let end = buf.indexOf("\r\n\r\n"); end >= 0; end = buf.indexOf("\r\n\r\n")) {
+        const path = buf.slice(0, end).split(" ")[1];
+        buf = buf.slice(end + 4);
+        write(socket, answer(path), sent++);
+      }
+    });
+  });
+  return { ...(await listenLocal(server)), sent: () => sent };
+}
+
+/** Every response the server finished was counted, the status codes alike, but for those still on their way at the stop (one a connection at most). */
+function assertAllCounted(what: string, sent: Record<string, number>, counted: Record<string, number>, connections: number): void {
+  let uncounted = 0;
+  for (const code of new Set([...Object.keys(sent), ...Object.keys(counted)])) {
+    const d = (sent[code] ?? 0) - (counted[code] ?? 0);
+    assert.ok(d >= 0, `${what}: ${-d} more ${code}s counted than the server sent (${JSON.stringify(counted)} of ${JSON.stringify(sent)})`);
+    uncounted += d;
+  }
+  assert.ok(uncounted <= connections, `${what}: ${uncounted} responses sent but not counted (${JSON.stringify(counted)} of ${JSON.stringify(sent)})`);
+}
+
+/** The requests `make` gives for n = 0, 1, 2, … */
+function inOrder(make: (n: number) => BenchRequest): () => BenchRequest {
+  let n = 0;
+  return () => make(n++);
+}
+
+/** GETs of the paths in turn. */
+const gets =
+  (...paths: string[]) =>
+  (n: number): BenchRequest => ({ method: "GET", path: paths[n % paths.length] });
+
+/** A workload for drive() of the requests `make` gives in turn. */
+function testWorkload(make: (n: number) => BenchRequest, okStatus?: number): Workload {
+  const next = inOrder(make);
+  const kind: Kind = { name: "by_id", method: "GET", route: "/", query: null, next: () => next() };
+  return { name: "by_id", mix: [{ kind, share: 1 }], readOnly: true, ...(okStatus !== undefined ? { okStatus } : {}) };
+}
+
+interface LeanTally {
+  result: LeanLoadResult;
+  statusCodes: Record<string, number>;
+  /** Responses per path. */
+  paths: Record<string, number>;
+  /** Responses whose body was not the one expected. */
+  wrong: string[];
+  /** Latencies that are not a positive number of milliseconds. */
+  badLatencies: number;
+  /** Wall time of the whole run, ms. */
+  wallMs: number;
+}
+
+/** leanLoad directly (4 connections, 0.4 s), every body kept and compared with `expect` (by path; a path not there is not compared). */
+async function leanTally(origin: string, next: () => BenchRequest, expect: Record<string, string>, opts: Partial<LeanLoadOptions> = {}): Promise<LeanTally> {
+  const statusCodes: Record<string, number> = {};
+  const paths: Record<string, number> = {};
+  const wrong: string[] = [];
+  let badLatencies = 0;
+  const t0 = performance.now();
+  const result = await leanLoad({
+    origin,
+    connections: 4,
+    seconds: 0.4,
+    timeoutSeconds: 5,
+    next,
+    authorization: "Basic c2VsZnRlc3Q6eA==",
+    wantBody: () => true,
+    onResponse: (status, ms, body, sent) => {
+      statusCodes[status] = (statusCodes[status] ?? 0) + 1;
+      paths[sent.path] = (paths[sent.path] ?? 0) + 1;
+      if (!(ms > 0 && Number.isFinite(ms))) badLatencies++;
+      const want = expect[sent.path];
+      if (want !== undefined && (body === null || !body.equals(Buffer.from(want, "latin1"))) && wrong.length < 5) {
+        const got = body === null ? "no body" : `${body.length} bytes ${JSON.stringify(body.toString("latin1").slice(0, 80))}`;
+        wrong.push(`${status} ${sent.path}: got ${got}, expected ${want.length} bytes ${JSON.stringify(want.slice(0, 80))}`);
+      }
+    },
+    ...opts,
+  });
+  return { result, statusCodes, paths, wrong, badLatencies, wallMs: performance.now() - t0 };
+}
+
+/** A lean run without errors, every body as expected, each of `paths` answered at least `min` times. */
+function assertClean(what: string, t: LeanTally, paths: readonly string[], min = 5): void {
+  assert.deepEqual(t.wrong, [], `${what}: bodies`);
+  assert.equal(t.badLatencies, 0, `${what}: latencies`);
+  assert.deepEqual({ errors: t.result.errors, timeouts: t.result.timeouts }, { errors: 0, timeouts: 0 }, `${what}: ${JSON.stringify(t.statusCodes)}`);
+  for (const p of paths) assert.ok((t.paths[p] ?? 0) >= min, `${what}: ${p} answered ${t.paths[p] ?? 0} times (${JSON.stringify(t.paths)})`);
+}
+
+/** Content-Length framing, from an empty body to one of 200 kB written in 16 kB pieces (many TCP reads), 2xx statuses of three kinds. */
+async function checkLeanContentLength(): Promise<void> {
+  const sizes = [0, 1, 1460, 65_536, 200_000];
+  const paths = sizes.map((n) => `/cl/${n}`);
+  const statusOf = (n: number): number => (n === 1 ? 201 : n === 1460 ? 203 : 200);
+  const bodies = new Map(sizes.map((n) => [n, Buffer.alloc(n, `${n}:0123456789abcdef;`)]));
+  const handler: http.RequestListener = (req, res) => {
+    const n = Number(/^\/cl\/(\d+)$/.exec(req.url ?? "")?.[1]);
+    const body = bodies.get(n) as Buffer;
+    res.writeHead(statusOf(n), { "content-type": "application/octet-stream", "content-length": n });
+    if (n < 65_536) return void res.end(body);
+    let at = 0;
+    const more = (): void => {
+      res.write(body.subarray(at, (at += 16_384)));
+      if (at < n) setImmediate(more);
+      else res.end();
+    };
+    more();
+  };
+  const direct = await httpServer(handler);
+  const t = await leanTally(direct.origin, inOrder(gets(...paths)), Object.fromEntries(sizes.map((n, i) => [paths[i], (bodies.get(n) as Buffer).toString("latin1")])));
+  await direct.close();
+  assertClean("lean Content-Length", t, paths);
+  assertAllCounted("lean Content-Length", direct.finished, t.statusCodes, 4);
+  const viaDrive = await httpServer(handler);
+  const d = await drive({ origin: viaDrive.origin, workload: testWorkload(gets(...paths)), seed: 1, connections: 4, duration: 0.4, warmup: 0, generator: "lean" });
+  await viaDrive.close();
+  assert.ok(d.ok > 20 && d.ok === d.responses && d.non2xx === 0 && d.errors === 0 && d.timeouts === 0, JSON.stringify(d));
+  assert.deepEqual(Object.keys(d.statusCodes).sort(), ["200", "201", "203"]);
+  assert.ok(d.p50 > 0 && d.p99 >= d.p50 && d.rps > 0 && Math.abs(d.seconds - 0.4) < 0.1, JSON.stringify(d));
+  assertAllCounted("drive lean Content-Length", viaDrive.finished, d.statusCodes, 4);
+  log(`lean Content-Length: ok (${t.paths["/cl/200000"]} × 200 kB bodies intact; drive ${JSON.stringify(d.statusCodes)}, p50 ${d.p50.toFixed(3)} ms)`);
+}
+
+/**
+ * Responses written a few bytes at a time, so that every boundary falls
+ * somewhere between two TCP reads: in the status line, in the blank line
+ * ending the head, in a chunk-size line, between a chunk and its CRLF.
+ */
+async function checkLeanSplit(): Promise<void> {
+  const answers: Record<string, { status: number; body: string; bytes: string }> = {
+    "/split/cl": { status: 200, body: "hello world", bytes: "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 11\r\n\r\nhello world" },
+    "/split/chunked": {
+      status: 200,
+      body: "hello, chunked !",
+      bytes: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nA;note=x\r\n, chunked \r\n1\r\n!\r\n0\r\n\r\n",
+    },
+    "/split/fail": { status: 502, body: "bad gateway!", bytes: "HTTP/1.1 502 Bad Gateway\r\ntransfer-encoding: chunked\r\n\r\n3\r\nbad\r\n9\r\n gateway!\r\n0\r\n\r\n" },
+    "/split/nm": { status: 304, body: "", bytes: 'HTTP/1.1 304 Not Modified\r\nETag: "x"\r\nContent-Length: 42\r\n\r\n' },
+  };
+  const paths = Object.keys(answers);
+  const server = await rawServer(
+    (p) => answers[p].bytes,
+    (socket, bytes, n) => {
+      // Pieces of 1, 2, 3 and 5 bytes, starting at a different place in the cycle for each response, 1 ms apart.
+      const steps = [1, 2, 3, 5];
+      let at = 0;
+      let k = n;
+      const more = (): void => {
+        if (socket.destroyed) return;
+        const step = steps[k++ % steps.length];
+        socket.write(bytes.slice(at, (at += step)), "latin1");
+        if (at < bytes.length) setTimeout(more, 1);
+      };
+      more();
+    },
+  );
+  const t = await leanTally(server.origin, inOrder(gets(...paths)), Object.fromEntries(paths.map((p) => [p, answers[p].body])), { seconds: 0.6 });
+  await server.close();
+  assertClean("lean split responses", t, paths, 3);
+  const expected = Object.fromEntries(paths.map((p) => [String(answers[p].status), 0]));
+  for (const p of paths) expected[answers[p].status] += t.paths[p];
+  assert.deepEqual(t.statusCodes, expected);
+  log(`lean framing split across reads: ok (${JSON.stringify(t.statusCodes)} from ${server.sent()} responses sent)`);
+}
+
+/** Chunked transfer-encoding (res.write in pieces, no Content-Length): counted, and a failed one's sample holds its whole body, unchunked. */
+async function checkLeanChunked(): Promise<void> {
+  const pieces = ["alpha ", "beta ", "x".repeat(30_000), " gamma"];
+  const failPieces = ["failed: ", "part one, ", "part two"];
+  const handler: http.RequestListener = (req, res) => {
+    const fail = req.url === "/chunked/fail";
+    res.writeHead(fail ? 500 : 200, { "content-type": "text/plain" });
+    const rest = [...(fail ? failPieces : pieces)];
+    const more = (): void => {
+      const piece = rest.shift() as string;
+      if (rest.length === 0) return void res.end(piece);
+      res.write(piece);
+      setImmediate(more);
+    };
+    more();
+  };
+  const direct = await httpServer(handler);
+  const probe = await fetch(`${direct.origin}/chunked/fail`);
+  assert.equal(probe.headers.get("transfer-encoding"), "chunked", "the test server sends chunked answers");
+  assert.equal(await probe.text(), failPieces.join(""));
+  delete direct.finished["500"];
+  const paths = ["/chunked/ok", "/chunked/fail"];
+  const t = await leanTally(direct.origin, inOrder(gets(...paths)), { "/chunked/ok": pieces.join(""), "/chunked/fail": failPieces.join("") });
+  await direct.close();
+  assertClean("lean chunked", t, paths);
+  assertAllCounted("lean chunked", direct.finished, t.statusCodes, 4);
+  const viaDrive = await httpServer(handler);
+  const d = await drive({ origin: viaDrive.origin, workload: testWorkload(gets(...paths)), seed: 1, connections: 4, duration: 0.4, warmup: 0, generator: "lean" });
+  await viaDrive.close();
+  assert.ok(d.ok > 10 && d.ok === d.statusCodes["200"] && d.non2xx === d.statusCodes["500"] && d.errors === 0, JSON.stringify(d));
+  assertAllCounted("drive lean chunked", viaDrive.finished, d.statusCodes, 4);
+  assert.deepEqual(d.errorSamples, ["500 GET /chunked/fail: failed: part one, part two"]);
+  log(`lean chunked: ok (drive ${JSON.stringify(d.statusCodes)}, sample "${d.errorSamples[0]}")`);
+}
+
+/** 204 and 304 have no body, whatever their headers say (a 304 may name the Content-Length of what it stands for); the answer after them is read right. */
+async function checkLeanNoBody(): Promise<void> {
+  const handler: http.RequestListener = (req, res) => {
+    if (req.url === "/nc") {
+      res.writeHead(204);
+      res.end();
+    } else if (req.url === "/nm") {
+      if (req.headers["if-none-match"] === '"v1"') {
+        res.writeHead(304, { etag: '"v1"', "content-length": "1234" });
+        res.end();
+      } else res.end("no if-none-match");
+    } else res.end("after");
+  };
+  const direct = await httpServer(handler);
+  const sequence = (n: number): BenchRequest => [{ method: "GET", path: "/nc" }, { method: "GET", path: "/nm", headers: { "If-None-Match": '"v1"' } }, { method: "GET", path: "/after" }][n % 3] as BenchRequest;
+  const t = await leanTally(direct.origin, inOrder(sequence), { "/nc": "", "/nm": "", "/after": "after" });
+  await direct.close();
+  assertClean("lean 204/304", t, ["/nc", "/nm", "/after"]);
+  assert.deepEqual(Object.keys(t.statusCodes).sort(), ["200", "204", "304"]);
+  assertAllCounted("lean 204/304", direct.finished, t.statusCodes, 4);
+  // Revalidation's shape through drive(): the workload's okStatus 304 is what counts; a 200 is a non-2xx-like miss with its sample.
+  const reval = await httpServer(handler);
+  const d = await drive({ origin: reval.origin, workload: testWorkload((n) => sequence(n % 2 === 0 ? 1 : 2), 304), seed: 1, connections: 4, duration: 0.3, warmup: 0, generator: "lean" });
+  await reval.close();
+  assert.ok(d.ok > 10 && d.ok === d.statusCodes["304"] && d.non2xx === d.statusCodes["200"] && d.errors === 0 && d.p50 > 0, JSON.stringify(d));
+  assert.deepEqual(d.errorSamples, ["200 GET /after: after"]);
+  assertAllCounted("drive lean 304", reval.finished, d.statusCodes, 4);
+  const empty = await httpServer(handler);
+  const e = await drive({ origin: empty.origin, workload: testWorkload(gets("/nc")), seed: 1, connections: 2, duration: 0.3, warmup: 0, generator: "lean" });
+  await empty.close();
+  assert.ok(e.ok > 10 && e.ok === e.responses && e.errors === 0 && e.p50 > 0, JSON.stringify(e));
+  assert.deepEqual(Object.keys(e.statusCodes), ["204"]);
+  log(`lean 204/304: ok (okStatus 304: ${JSON.stringify(d.statusCodes)}; 204s ${e.ok})`);
+}
+
+/** A server that closes every connection after its answer (Connection: close): the generator opens another each time, and a clean close is no error. */
+async function checkLeanConnectionClose(): Promise<void> {
+  const server = await httpServer((req, res) => {
+    res.setHeader("connection", "close");
+    if (req.url === "/close/chunked") {
+      res.write("by");
+      res.end("e");
+    } else res.end("bye");
+  });
+  const paths = ["/close/cl", "/close/chunked"];
+  const t = await leanTally(server.origin, inOrder(gets(...paths)), { "/close/cl": "bye", "/close/chunked": "bye" }, { seconds: 0.6 });
+  await server.close();
+  assertClean("lean Connection: close", t, paths, 15);
+  assertAllCounted("lean Connection: close", server.finished, t.statusCodes, 4);
+  const responses = t.statusCodes["200"];
+  assert.ok(server.connections() >= responses && server.connections() <= responses + 4, `${server.connections()} connections for ${responses} responses`);
+  log(`lean Connection: close: ok (${responses} responses on ${server.connections()} connections)`);
+}
+
+/** A path never answered: a timeout (and an error) after timeoutSeconds, the connection replaced, the run over on time. */
+async function checkLeanTimeout(): Promise<void> {
+  let hung = 0;
+  const server = await httpServer((req, res) => {
+    if (req.url === "/hang") hung++;
+    else res.end("ok");
+  });
+  const seconds = 0.8;
+  const connections = 3;
+  const t = await leanTally(server.origin, inOrder((n) => ({ method: "GET", path: n % 10 === 9 ? "/hang" : "/ok" })), { "/ok": "ok" }, { seconds, connections, timeoutSeconds: 0.2 });
+  await server.close();
+  assert.deepEqual(t.wrong, []);
+  assert.ok(t.result.timeouts >= 2 && t.result.errors === t.result.timeouts, JSON.stringify(t.result));
+  assert.ok(hung - t.result.timeouts >= 0 && hung - t.result.timeouts <= connections, `${hung} hung requests, ${t.result.timeouts} timeouts`);
+  assert.ok(t.paths["/ok"] > 20 && t.paths["/hang"] === undefined, JSON.stringify(t.paths));
+  assert.ok(t.wallMs >= seconds * 1000 - 5 && t.wallMs < seconds * 1000 + 150, `the run took ${t.wallMs.toFixed(0)} ms`);
+  assert.ok(Math.abs(t.result.seconds - seconds) < 0.1, JSON.stringify(t.result));
+  log(`lean timeouts: ok (${t.result.timeouts} timeouts of ${hung} hung requests, ${t.paths["/ok"]} answers, over in ${t.wallMs.toFixed(0)} ms)`);
+}
+
+/** Writes through drive(): the server sees the JSON body (its byte length), its Content-Type, the credentials, the Host asked for; reads carry none of it. */
+async function checkLeanWrites(): Promise<void> {
+  const auth = `Basic ${Buffer.from(`${BENCH_USER.login}:${BENCH_USER.password}`).toString("base64")}`;
+  let seen = "";
+  const server = await httpServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on("data", (c: Buffer) => parts.push(c));
+    req.on("end", () => {
+      const raw = Buffer.concat(parts);
+      const h = req.headers;
+      const problems: string[] = [];
+      if (h.host !== "calendar.example") problems.push(`host ${h.host}`);
+      if (req.method === "POST") {
+        if (h["content-type"] !== "application/json") problems.push(`content-type ${h["content-type"]}`);
+        if (h["content-length"] !== String(raw.length)) problems.push(`content-length ${h["content-length"]} for ${raw.length} bytes`);
+        if (h.authorization !== auth) problems.push(`authorization ${h.authorization}`);
+        if (h["x-bench"] !== "yes") problems.push(`x-bench ${h["x-bench"]}`);
+        try {
+          const body = JSON.parse(raw.toString("utf8")) as { title?: string };
+          if (!body.title?.startsWith("Café ☕ ")) problems.push(`title ${body.title}`);
+          seen = body.title ?? "";
+        } catch {
+          problems.push(`body ${JSON.stringify(raw.toString("utf8"))}`);
+        }
+      } else if (raw.length > 0 || h["content-length"] !== undefined || h.authorization !== undefined || h["content-type"] !== undefined) {
+        problems.push(`a read with ${JSON.stringify(h)}`);
+      }
+      res.writeHead(problems.length > 0 ? 400 : req.method === "POST" ? 201 : 200);
+      res.end(problems.length > 0 ? problems.join("; ") : "{}");
+    });
+  });
+  const write = (n: number): BenchRequest =>
+    n % 2 === 0
+      ? { method: "POST", path: "/write", body: JSON.stringify({ title: `Café ☕ ${n}`, n }), auth: true, headers: { "x-bench": "yes" } }
+      : { method: "GET", path: "/read" };
+  const d = await drive({ origin: server.origin, host: "calendar.example", workload: testWorkload(write), seed: 1, connections: 4, duration: 0.4, warmup: 0, generator: "lean" });
+  await server.close();
+  assert.deepEqual(d.errorSamples, []);
+  assert.deepEqual(Object.keys(d.statusCodes).sort(), ["200", "201"]);
+  assert.ok(d.statusCodes["201"] > 10 && d.statusCodes["200"] > 10 && d.errors === 0, JSON.stringify(d.statusCodes));
+  assertAllCounted("drive lean writes", server.finished, d.statusCodes, 4);
+  assert.match(seen, /^Café ☕ \d+$/);
+  log(`lean writes: ok (${d.statusCodes["201"]} POSTs with body, Content-Type, Content-Length and Authorization as sent)`);
+}
+
+/** Non-2xx answers through drive(): counted as such, with "status METHOD path: body" samples (whitespace folded, 240 characters at most), whether framed by Content-Length or chunked. */
+async function checkLeanErrorSamples(): Promise<void> {
+  const long = `Internal error: ${"frame; ".repeat(60)}`;
+  const server = await httpServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      // Status and headers set without writeHead: node frames res.end(body) by Content-Length; after a writeHead, by chunks.
+      if (req.url === "/missing") {
+        res.statusCode = 404;
+        res.setHeader("content-type", "application/json");
+        res.end('{\n  "code": "not_found",\n\t"message": "no route"\n}');
+      } else if (req.url === "/boom") {
+        res.writeHead(500, { "content-type": "text/plain" });
+        res.end(long);
+      } else if (req.url === "/reject") {
+        res.statusCode = 422;
+        res.end('{"code":"invalid","field":"title"}');
+      } else res.end("fine");
+    });
+  });
+  const requests: BenchRequest[] = [
+    { method: "GET", path: "/ok" },
+    { method: "GET", path: "/missing" },
+    { method: "GET", path: "/boom" },
+    { method: "POST", path: "/reject", body: '{"title":""}', auth: true },
+  ];
+  const d = await drive({ origin: server.origin, workload: testWorkload((n) => requests[n % requests.length]), seed: 1, connections: 4, duration: 0.4, warmup: 0, generator: "lean" });
+  await server.close();
+  assert.ok(["200", "404", "500", "422"].every((c) => d.statusCodes[c] > 5), JSON.stringify(d.statusCodes));
+  assert.ok(d.ok === d.statusCodes["200"] && d.non2xx === d.statusCodes["404"] + d.statusCodes["500"] + d.statusCodes["422"] && d.errors === 0, JSON.stringify(d));
+  assertAllCounted("drive lean non-2xx", server.finished, d.statusCodes, 4);
+  assert.deepEqual([...d.errorSamples].sort(), [
+    '404 GET /missing: { "code": "not_found", "message": "no route" }',
+    '422 POST /reject: {"code":"invalid","field":"title"}',
+    `500 GET /boom: ${long.slice(0, 240)}`,
+  ]);
+  log(`lean error samples: ok (${JSON.stringify(d.statusCodes)})`);
+}
+
+/** What the generator cannot frame or reach is an error each time, never a crash or a silent retry. */
+async function checkLeanFailures(): Promise<void> {
+  // A body framed by the connection's end: one error a response.
+  const unframed = await rawServer(
+    () => "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end",
+    (socket, bytes) => socket.end(bytes, "latin1"),
+  );
+  const u = await leanTally(unframed.origin, inOrder(gets("/x")), {}, { connections: 2, seconds: 0.3 });
+  await unframed.close();
+  assert.deepEqual(u.statusCodes, {}, "an unframed answer is not counted as a response");
+  assert.ok(u.result.errors >= 5 && u.result.errors <= unframed.sent() && unframed.sent() - u.result.errors <= 2, `${u.result.errors} errors for ${unframed.sent()} unframed answers`);
+  // A malformed chunk size.
+  const malformed = await rawServer(
+    () => "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nwhat\r\n0\r\n\r\n",
+    (socket, bytes) => socket.write(bytes, "latin1"),
+  );
+  const m = await leanTally(malformed.origin, inOrder(gets("/x")), {}, { connections: 2, seconds: 0.3 });
+  await malformed.close();
+  assert.deepEqual(m.statusCodes, {});
+  assert.ok(m.result.errors >= 5 && m.result.errors <= malformed.sent(), `${m.result.errors} errors for ${malformed.sent()} malformed answers`);
+  // Nothing listening (a server that went away): connection errors, as autocannon counts them.
+  const gone = await httpServer((_req, res) => res.end());
+  await gone.close();
+  const g = await leanTally(gone.origin, inOrder(gets("/x")), {}, { connections: 2, seconds: 0.3 });
+  assert.ok(g.result.errors >= 5 && g.result.timeouts === 0 && Object.keys(g.statusCodes).length === 0, JSON.stringify(g.result));
+  log(`lean failures: ok (${u.result.errors} unframed, ${m.result.errors} malformed, ${g.result.errors} refused connections counted as errors)`);
+}
+
+async function checkLeanLoad(): Promise<void> {
+  await checkLeanContentLength();
+  await checkLeanSplit();
+  await checkLeanChunked();
+  await checkLeanNoBody();
+  await checkLeanConnectionClose();
+  await checkLeanTimeout();
+  await checkLeanWrites();
+  await checkLeanErrorSamples();
+  await checkLeanFailures();
+}
+
 /** Tags nest and close properly, and no text holds a raw "<" or "&": enough of XML to catch hand-written SVG mistakes. */
 function assertWellFormed(xml: string): void {
   const stack: string[] = [];
@@ -592,6 +1044,7 @@ async function main(): Promise<void> {
     checkProcFs();
     checkPgStatements();
     await checkCeiling();
+    await checkLeanLoad();
     await checkDatabases();
     log("selftest passed");
   } finally {
