@@ -31,6 +31,8 @@ interface Kept {
 
 const texts = new Map<string, Kept | null>();
 const MAX_SHAPES = 500;
+/** Databases (knex clients) whose connections turned out not to keep named statements. */
+const unnamedClients = new WeakSet<object>();
 
 /** Knex marks a transaction's instance; statements inside one run unnamed (a failed one would abort the transaction, so no retry). */
 function inTransaction(knex: Knex): boolean {
@@ -59,13 +61,18 @@ export async function selectByShape<T>(knex: Knex, tables: Tables, shape: string
   }
   if (known === null) return (await build()) as T[];
   const prepared = dialect.preparedStatements;
-  if (prepared === null || known.name === null || inTransaction(knex)) return dialect.rawRows<T>(await knex.raw(known.sql, bindings as Knex.RawBinding[]));
+  if (prepared === null || known.name === null || inTransaction(knex) || unnamedClients.has(knex.client)) {
+    return dialect.rawRows<T>(await knex.raw(known.sql, bindings as Knex.RawBinding[]));
+  }
   try {
     return dialect.rawRows<T>(await knex.raw(known.sql, bindings as Knex.RawBinding[]).options(prepared.options(known.name)));
   } catch (err) {
-    if (!prepared.isStale(err)) throw err;
+    const failure = prepared.failure(err);
+    if (failure === null) throw err;
     // Every connection may hold the old plan: this process runs the shape unnamed from now on.
-    known.name = null;
+    if (failure === "stale") known.name = null;
+    // The connections do not keep statements at all: nothing of this database is named again.
+    else unnamedClients.add(knex.client);
     return dialect.rawRows<T>(await knex.raw(known.sql, bindings as Knex.RawBinding[]));
   }
 }

@@ -131,4 +131,30 @@ forEachDatabase("statements compiled by shape", (db) => {
     expect(wrong?.fields).to.deep.equal(right?.fields);
     expect(none.get(post.id)?.fields).to.deep.equal(right?.fields);
   });
+  // Last in the suite: afterwards this database's statements run unnamed.
+  it("falls back to unnamed statements when the connections lose what they kept (a transaction-pooling PgBouncer)", async function () {
+    const { engine } = fx();
+    const k: Knex = engine.knex;
+    if (!dialectFor(k).preparedStatements) this.skip();
+    const post = await engine.posts.create({ type: "event", status: "publish", title: "Behind A Pooler" });
+    const readMany = () => Promise.all(Array.from({ length: 12 }, () => engine.posts.getMany([post.id], { terms: true })));
+    for (let i = 0; i < 3; i++) await readMany();
+    // What a pooler does: the server connection behind a client connection no longer has the statements the driver parsed.
+    const pool = (k.client as { pool: { free: Array<{ resource: { query(sql: string): Promise<unknown> } }> } }).pool;
+    expect(pool.free.length).to.be.greaterThan(0);
+    for (const { resource } of pool.free) await resource.query("DEALLOCATE ALL");
+    const names: Array<string | undefined> = [];
+    const onQuery = (q: { sql: string; options?: { name?: string } }): void => {
+      if (/^select/i.test(q.sql)) names.push(q.options?.name);
+    };
+    for (const got of await readMany()) expect(got.get(post.id)?.title).to.equal("Behind A Pooler");
+    k.on("query", onQuery);
+    try {
+      for (const got of await readMany()) expect(got.get(post.id)?.title).to.equal("Behind A Pooler");
+    } finally {
+      k.removeListener("query", onQuery);
+    }
+    expect(names.length).to.be.greaterThan(0);
+    expect(names.every((n) => n === undefined)).to.equal(true);
+  });
 });

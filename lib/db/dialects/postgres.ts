@@ -326,8 +326,15 @@ export const postgres: Dialect = {
   // statement is parsed once per connection, and after five runs PostgreSQL keeps a generic plan for it.
   preparedStatements: {
     options: (name) => ({ name }),
-    // A kept `SELECT p.*` fails once a migration has added a column: "cached plan must not change result type".
-    isStale: (err) => (err as { code?: string }).code === "0A000" && /cached plan/i.test(String((err as Error).message)),
+    failure(err) {
+      const code = (err as { code?: string }).code;
+      // A kept `SELECT p.*` fails once a migration has added a column: "cached plan must not change result type".
+      if (code === "0A000" && /cached plan/i.test(String((err as Error).message))) return "stale";
+      // "prepared statement … does not exist" / "already exists": a transaction-pooling PgBouncer (before 1.21, or
+      // without max_prepared_statements) sends the statement to a server connection other than the one that parsed it.
+      if (code === "26000" || code === "42P05") return "unavailable";
+      return null;
+    },
   },
 
   prefersIndexOrderedPages: false,

@@ -19,8 +19,15 @@ export type DialectName = "sqlite" | "postgres" | "mysql";
 export interface PreparedStatements {
   /** The knex query options (`.options()`) that run a statement under this name. */
   options(name: string): Record<string, unknown>;
-  /** Whether the error says that a kept statement no longer fits the tables (a column added since): it must be run unnamed. */
-  isStale(err: unknown): boolean;
+  /**
+   * What a named run's error says about named statements: "stale", the kept
+   * statement no longer fits the tables (a column added since; run it
+   * unnamed from now on); "unavailable", the connections do not keep them
+   * (a pooler between calpress and the server that hands each statement to
+   * any server connection; run every statement unnamed); null, neither (the
+   * error is the statement's own).
+   */
+  failure(err: unknown): "stale" | "unavailable" | null;
 }
 
 export interface Dialect {
