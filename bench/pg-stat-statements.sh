@@ -9,10 +9,10 @@
 # script refuses while a calpress database has sessions (a test or a
 # benchmark running against it) unless --force is given. It adds
 # pg_stat_statements to whatever shared_preload_libraries holds now, in a
-# conf.d file of its own, and turns on track_planning: calpress's queries
-# go through node-postgres without named prepared statements, so each one
-# is planned anew, and its planning is part of the database's time per
-# request. Idempotent; the CI (.ci/run) does not need it.
+# conf.d file of its own, and turns on track_planning: planning is part of
+# the database's time per request (calpress's frequent reads are named
+# prepared statements, planned once per connection; the others are planned
+# on every run). Idempotent; the CI (.ci/run) does not need it.
 set -euo pipefail
 
 VERSION="${PG_VERSION:-15}"

@@ -31,6 +31,14 @@ interface Kept {
 
 const texts = new Map<string, Kept | null>();
 const MAX_SHAPES = 500;
+/**
+ * Texts given a name, at most: each connection keeps a parsed statement and
+ * its plan per name in the server's memory for as long as it lives, so the
+ * names go to the first texts seen (the hot ones: loads of one post, of a
+ * page) and the rarer shapes after them are planned per run.
+ */
+const MAX_NAMED = 200;
+const named = new Set<string>();
 /** Databases (knex clients) whose connections turned out not to keep named statements. */
 const unnamedClients = new WeakSet<object>();
 
@@ -39,9 +47,14 @@ function inTransaction(knex: Knex): boolean {
   return (knex as Knex & { isTransaction?: boolean }).isTransaction === true;
 }
 
-/** The same name for the same text in every process: a connection never holds two texts under one name. */
-function statementName(sql: string): string {
-  return `calpress_${createHash("sha1").update(sql).digest("hex").slice(0, 24)}`;
+/** The same name for the same text in every process (a connection never holds two texts under one name); null past MAX_NAMED. */
+function nameFor(sql: string): string | null {
+  const name = `calpress_${createHash("sha1").update(sql).digest("hex").slice(0, 24)}`;
+  if (!named.has(name)) {
+    if (named.size >= MAX_NAMED) return null;
+    named.add(name);
+  }
+  return name;
 }
 
 export async function selectByShape<T>(knex: Knex, tables: Tables, shape: string, bindings: readonly Knex.Value[], build: () => Knex.QueryBuilder): Promise<T[]> {
@@ -56,7 +69,7 @@ export async function selectByShape<T>(knex: Knex, tables: Tables, shape: string
     if (texts.size >= MAX_SHAPES) texts.clear();
     // `??` would be read by knex.raw as an identifier binding.
     const keep = same && !compiled.sql.includes("??");
-    texts.set(key, keep ? { sql: compiled.sql, name: dialect.preparedStatements ? statementName(compiled.sql) : null } : null);
+    texts.set(key, keep ? { sql: compiled.sql, name: dialect.preparedStatements ? nameFor(compiled.sql) : null } : null);
     return (await qb) as T[];
   }
   if (known === null) return (await build()) as T[];

@@ -105,6 +105,34 @@ forEachDatabase("statements compiled by shape", (db) => {
     expect(inTrx.every((n) => n === undefined)).to.equal(true);
   });
 
+  it("names at most a bounded number of texts (each is kept per connection in the server's memory)", async function () {
+    const { engine } = fx();
+    const k: Knex = engine.knex;
+    if (!dialectFor(k).preparedStatements) this.skip();
+    const post = await engine.posts.create({ type: "event", status: "publish", title: "Many Shapes" });
+    const names: Array<string | undefined> = [];
+    const onQuery = (q: { sql: string; options?: { name?: string } }): void => {
+      if (/ as "many_/.test(q.sql)) names.push(q.options?.name);
+    };
+    const stamp = Date.now();
+    k.on("query", onQuery);
+    try {
+      for (let i = 0; i < 250; i++) {
+        // A text of its own per shape: the column alias differs.
+        const build = () => k(engine.tables.posts).where("id", post.id).select(`id as many_${stamp}_${i}`);
+        for (let run = 0; run < 2; run++) await selectByShape(k, engine.tables, `test-many-${stamp}-${i}`, [post.id], build);
+      }
+    } finally {
+      k.removeListener("query", onQuery);
+    }
+    // Every second run is the kept text's.
+    const kept = names.filter((_n, i) => i % 2 === 1);
+    expect(kept).to.have.length(250);
+    const withName = kept.filter((n) => n !== undefined);
+    expect(withName.length).to.be.at.most(200);
+    expect(kept.length - withName.length).to.be.at.least(50);
+  });
+
   it("keeps reading once a column is added under a kept statement (a migration by a newer process)", async () => {
     const { engine } = fx();
     const k: Knex = engine.knex;
