@@ -7,9 +7,9 @@ import type { BenchRequest } from "./workloads";
  *
  * The scale-out comparison (`--workers`) runs it instead of autocannon. On
  * the 2 cores the generator's CPU is taken from the workers it measures:
- * autocannon spends about as much on each request as a cheap calpress
- * answer takes, which caps what a second worker can show (it measured the
- * generator, not calpress). This one parses only what framing needs and
+ * autocannon in the harness spent about half of what a cheap calpress
+ * answer takes, which capped what a second worker could show. This one
+ * parses only what framing needs, reads into one buffer per connection and
  * keeps a body only when the caller wants it (a failed request's sample).
  */
 export interface LeanLoadOptions {
