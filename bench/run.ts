@@ -231,7 +231,7 @@ async function runSize(opts: BenchOptions, runner: Runner, events: number, repor
       db: opts.db,
       base_workers: opts.workers[0],
       via: "directly on its one port (node:cluster hands each new connection to the next worker)",
-      generator: "bench/lean-load.ts, a minimal HTTP/1.1 client: autocannon's own CPU per request is about that of a cheap answer",
+      generator: "bench/lean-load.ts, a minimal HTTP/1.1 client: autocannon took about half of a cheap answer's CPU per request",
       connections: scaleOutConnections(opts),
       results: [],
     };
