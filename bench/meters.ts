@@ -7,7 +7,7 @@ import { clockTicks, ownCpuTicks, ProcFs, realProcFs, treeCpuTicks } from "./pro
  * run gets.
  */
 export interface RunFigures {
-  /** The load generator's CPU over the run (this process: autocannon runs in it), % of one core. */
+  /** The load generator's CPU over the run (this process: autocannon or lean-load runs in it), % of one core. */
   generator_cpu_pct?: number;
   /** calpress's CPU over the run, every process of the serve tree (primary and workers), % of one core. */
   calpress_cpu_pct?: number;
@@ -57,7 +57,7 @@ function cpuMeter(read: () => number | undefined, figure: (cpuMs: number, wallMs
   };
 }
 
-/** The load generator: this process's own CPU (autocannon runs in it; its children, the servers, are not counted). */
+/** The load generator: this process's own CPU (autocannon or lean-load runs in it; its children, the servers, are not counted). */
 export function generatorCpuMeter(proc: ProcFs = realProcFs): Meter {
   return cpuMeter(
     () => ownCpuTicks(proc, process.pid),

@@ -66,7 +66,7 @@ export interface ScaleOutRow extends PgFigures {
   p99_ms: number;
   /** Responses of any status in the measured run. */
   requests: number;
-  /** The load generator's own CPU (the harness process, where autocannon runs), % of one core. */
+  /** The load generator's own CPU (the harness process, where the scale-out generator, bench/lean-load.ts, runs), % of one core. */
   generator_cpu_pct: number;
   /** calpress's CPU, the primary and every worker, % of one core. */
   calpress_cpu_pct: number;
