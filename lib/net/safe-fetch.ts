@@ -15,6 +15,11 @@
  * Hosts in `allowHosts` skip the address and port checks (an intranet image
  * server, a test server on 127.0.0.1). The whole exchange has one deadline
  * and the body is read up to a byte limit, then the connection is dropped.
+ *
+ * A failure is told in a few fixed words (`FAILURES`), never with the
+ * error's own message: that names addresses and ports behind the host, the
+ * certificate's names, and the TLS library, and callers pass the reason on to
+ * whoever gave the URL.
  */
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http from "node:http";
@@ -56,12 +61,40 @@ export interface FetchedResponse {
 
 export type SafeFetchResult =
   | { ok: true; response: FetchedResponse }
-  /** `refused`: the URL (or a redirect) is not one this policy fetches; nothing was sent to it. `failed`: unreachable, too slow, too many redirects. */
+  /**
+   * `refused`: the URL (or a redirect) is not one this policy fetches; nothing was sent to it.
+   * `failed`: unreachable, too slow, too many redirects. `reason` is fixed text, safe to show to the user.
+   */
   | { ok: false; kind: "refused" | "failed"; reason: string };
 
 type Refusal = { kind: "refused" | "failed"; reason: string };
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** The deadline of the exchange passed (a socket's own connect timeout is told the same way). */
+class TimedOut extends Error {
+  constructor() {
+    super("timed out");
+  }
+}
+
+/** What a failed exchange is reported as, by the error's `code`; the first match wins. */
+const FAILURES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^ETIMEDOUT$/, "timed out"],
+  [/^(ENOTFOUND|ENODATA|EAI_)/, "its host does not resolve"],
+  [/^ECONNREFUSED$/, "the connection was refused"],
+  [/^(EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|ENETDOWN|EADDRNOTAVAIL)$/, "the host could not be reached"],
+  [/^(CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_TLS_CERT_ALTNAME_INVALID$)/, "its TLS certificate was not accepted"],
+  [/^(EPROTO$|ERR_SSL_|ERR_TLS_|ERR_OSSL_)/, "the TLS handshake failed"],
+  [/^HPE_/, "the answer is not valid HTTP"],
+];
+
+/** A failure as fixed words (see the module comment). */
+function failureReason(err: unknown): string {
+  if (err instanceof TimedOut) return "timed out";
+  const code = typeof err === "object" && err !== null && "code" in err && typeof err.code === "string" ? err.code : "";
+  return FAILURES.find(([pattern]) => pattern.test(code))?.[1] ?? "the connection failed";
+}
 
 /** The URL's host as an address (no brackets) or a lower-case name without a trailing dot. */
 function bareHost(url: URL): string {
@@ -97,10 +130,10 @@ export function checkUrlShape(raw: string, options: FetchOptions = {}): { url: U
 
 function withDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
   const left = deadline - Date.now();
-  if (left <= 0) return Promise.reject(new Error("timed out"));
+  if (left <= 0) return Promise.reject(new TimedOut());
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error("timed out")), left);
+    timer = setTimeout(() => reject(new TimedOut()), left);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
@@ -120,7 +153,7 @@ async function checkedAddresses(url: URL, options: FetchOptions, deadline: numbe
   try {
     addresses = await withDeadline(resolveAll(host), deadline);
   } catch (err) {
-    return { kind: "failed", reason: `its host does not resolve (${(err as Error).message})` };
+    return { kind: "failed", reason: failureReason(err) };
   }
   if (addresses.length === 0) return { kind: "failed", reason: "its host does not resolve" };
   if (!isAllowedHost(host, options) && addresses.some((a) => isRefusedAddress(a.address))) {
@@ -157,7 +190,7 @@ function request(url: URL, addresses: readonly LookupAddress[], maxBytes: number
       headers: { accept: "image/*, */*;q=0.5", "accept-encoding": "identity" },
     });
     const left = deadline - Date.now();
-    const timer = setTimeout(() => req.destroy(new Error("timed out")), Math.max(left, 0));
+    const timer = setTimeout(() => req.destroy(new TimedOut()), Math.max(left, 0));
     const done = <T>(settle: (value: T) => void, value: T): void => {
       clearTimeout(timer);
       settle(value);
@@ -205,12 +238,12 @@ export async function safeFetch(raw: string, options: FetchOptions = {}): Promis
     const shape = checkUrlShape(next, options);
     if ("reason" in shape) return { ok: false, kind: "refused", reason: hop === 0 ? shape.reason : `a redirect goes where ${shape.reason}` };
     const addresses = await checkedAddresses(shape.url, options, deadline);
-    if (!Array.isArray(addresses)) return { ok: false, ...addresses, reason: hop === 0 ? addresses.reason : `a redirect goes where ${addresses.reason}` };
+    if (!Array.isArray(addresses)) return { ok: false, ...addresses, reason: hop === 0 || addresses.kind === "failed" ? addresses.reason : `a redirect goes where ${addresses.reason}` };
     let answer: Hop;
     try {
       answer = await request(shape.url, addresses, maxBytes, deadline);
     } catch (err) {
-      return { ok: false, kind: "failed", reason: (err as Error).message };
+      return { ok: false, kind: "failed", reason: failureReason(err) };
     }
     if ("response" in answer) return { ok: true, response: answer.response };
     try {

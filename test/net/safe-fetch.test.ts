@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import dns from "node:dns";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { isRefusedAddress } from "../../lib/net/addresses";
 import { checkUrlShape, safeFetch } from "../../lib/net/safe-fetch";
 
@@ -196,21 +196,60 @@ describe("net: safeFetch", function () {
     }
   });
 
+  it("tells why a fetch failed in fixed words, never with the error's own message (addresses, ports, TLS library)", async () => {
+    const allow = { allowHosts: ["127.0.0.1", "internal.example"] };
+    const closed = await countingServer();
+    await closed.close();
+    const plain = await countingServer();
+    const sockets = new Set<net.Socket>();
+    const garbage = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.end("SSH-2.0-OpenSSH_9.2 internal-host-42\r\n\r\n");
+    });
+    await new Promise<void>((resolve) => garbage.listen(0, "127.0.0.1", resolve));
+    const original = dns.lookup;
+    dns.lookup = ((hostname: string, _options: unknown, callback: (err: Error) => void) => {
+      callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND", hostname }));
+    }) as unknown as typeof dns.lookup;
+    try {
+      const cases: Array<[string, string]> = [
+        [`http://127.0.0.1:${closed.port}/x.png`, "the connection was refused"],
+        // TLS spoken to a plain HTTP server: OpenSSL's "wrong version number".
+        [`https://127.0.0.1:${plain.port}/x.png`, "the TLS handshake failed"],
+        [`http://127.0.0.1:${(garbage.address() as AddressInfo).port}/x.png`, "the answer is not valid HTTP"],
+        ["http://internal.example/x.png", "its host does not resolve"],
+      ];
+      for (const [url, reason] of cases) {
+        expect(await safeFetch(url, allow), url).to.deep.equal({ ok: false, kind: "failed", reason });
+      }
+    } finally {
+      dns.lookup = original;
+      await plain.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => garbage.close(() => resolve()));
+    }
+  });
+
   it("connects to the address it checked: DNS is asked once per hop, so a rebinding answer is never used", async () => {
+    const server = await countingServer();
     const original = dns.lookup;
     const asked: string[] = [];
-    // First answer public (TEST-NET-1, which nothing answers), every later one loopback.
+    // First answer the test server, every later one an address where nothing listens: a
+    // connection made after a second lookup would fail. (The host is allowed so that the test
+    // server on loopback may be fetched; the addresses are pinned the same way for every host.)
     const fake = ((hostname: string, _options: unknown, callback: (err: null, addresses: dns.LookupAddress[]) => void) => {
       asked.push(hostname);
-      callback(null, [{ address: asked.length === 1 ? "192.0.2.1" : "127.0.0.1", family: 4 }]);
+      callback(null, [{ address: asked.length === 1 ? "127.0.0.1" : "127.0.0.2", family: 4 }]);
     }) as unknown as typeof dns.lookup;
     dns.lookup = fake;
     try {
-      const result = await safeFetch("http://rebind.example/img.png", { timeoutMs: 300 });
-      expect(result).to.include({ ok: false, kind: "failed" });
+      const result = await safeFetch(`http://rebind.example:${server.port}/img.png`, { allowHosts: ["rebind.example"] });
+      expect(result).to.include({ ok: true });
       expect(asked).to.deep.equal(["rebind.example"]);
+      expect(server.hits).to.deep.equal(["/img.png"]);
     } finally {
       dns.lookup = original;
+      await server.close();
     }
   });
 });

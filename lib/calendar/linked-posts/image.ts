@@ -68,7 +68,8 @@ async function attachmentByUrl(engine: EngineApi, url: string): Promise<number |
 async function remoteImageType(url: string, fetch: FetchOptions): Promise<{ mimeType: string } | { error: string }> {
   const notImage = { error: "The image URL does not answer with an image." };
   const fetched = await safeFetch(url, { ...fetch, maxBytes: Math.min(fetch.maxBytes ?? IMAGE_CHECK_MAX_BYTES, IMAGE_CHECK_MAX_BYTES) });
-  if (!fetched.ok) return fetched.kind === "refused" ? { error: `The image URL is not allowed: ${fetched.reason}.` } : notImage;
+  // The reason is safeFetch's fixed text, never the connection error's own message.
+  if (!fetched.ok) return { error: fetched.kind === "refused" ? `The image URL is not allowed: ${fetched.reason}.` : `The image URL cannot be fetched: ${fetched.reason}.` };
   if (fetched.response.status !== 200) return notImage;
   const type = String(fetched.response.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
   return IMAGE_TYPE.test(type) ? { mimeType: type } : notImage;
