@@ -10,7 +10,7 @@ import { storedAnswerPaths } from "../calendar/stored-paths";
 import { warmStoredAnswers } from "./warm";
 import { announceListening, isServeWorker, parseWorkers, runPrimary } from "./workers";
 import type { CliIO } from "./io";
-import { pageTitle } from "../pages";
+import { errorPages, pageTitle } from "../pages";
 import { ROLE_NAMES, RoleName } from "../users/types";
 import { generateFixture, loadFixture, resolveFixture, stderrProgress, writeFixture, FixtureProgress, FixtureUser, FIXTURE_APP_PASSWORD_NAME } from "../fixtures";
 import { integer, parse, Parsed, required, str, UsageError } from "./args";
@@ -228,6 +228,8 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   app.use(`${sitePath}${prefix}`, site.router);
   app.use(under("/"), site.rootMiddleware);
   for (const [mount, router] of site.pages) app.use(under(mount), router);
+  // What nothing answered, and errors outside the REST API, as pages with the pages' headers.
+  app.use(...errorPages((err) => io.err(`calpress: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`)));
 
   const server = app.listen(port, host);
   server.on("clientError", answerClientError);

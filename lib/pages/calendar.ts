@@ -4,9 +4,8 @@
  * the public REST API, called from the browser; the server only tells it
  * where the REST root is.
  */
-import path from "node:path";
 import express, { NextFunction, Request, Response, Router } from "express";
-import { homePath, linkFrom, NAMESPACE, PageOptions, restRootFor, sendPage, Template, WEB_DIR } from "./html";
+import { homePath, linkFrom, NAMESPACE, pageAssets, PageOptions, restRootFor, sendPage, Template } from "./html";
 
 export interface CalendarPageOptions extends PageOptions {
   /**
@@ -47,6 +46,6 @@ export function createCalendarPage(options: CalendarPageOptions = {}): Router {
     );
   });
 
-  router.use(CALENDAR_ASSETS, express.static(path.join(WEB_DIR, "calendar"), { index: false, fallthrough: true }));
+  router.use(CALENDAR_ASSETS, pageAssets("calendar"));
   return router;
 }

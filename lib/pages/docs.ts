@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import express, { NextFunction, Request, Response, Router } from "express";
-import { homePath, linkFrom, NAMESPACE, PageOptions, restRootFor, sendPage, Template, WEB_DIR } from "./html";
+import { homePath, linkFrom, NAMESPACE, pageAssets, PageOptions, restRootFor, sendPage, Template } from "./html";
 
 export interface DocsPageOptions extends PageOptions {
   /**
@@ -67,6 +67,6 @@ export function createDocsPage(options: DocsPageOptions = {}): Router {
     }
     swaggerStatic(req, res, next);
   });
-  router.use("/assets", express.static(path.join(WEB_DIR, "docs"), { index: false }));
+  router.use("/assets", pageAssets("docs"));
   return router;
 }

@@ -6,9 +6,8 @@
  * REST API; the server only tells it where that is and, for a host's cookie
  * login, hands it a nonce as WordPress's admin pages do.
  */
-import path from "node:path";
 import express, { NextFunction, Request, Response, Router } from "express";
-import { homePath, linkFrom, PageOptions, restRootFor, sendPage, Template, WEB_DIR } from "./html";
+import { homePath, linkFrom, pageAssets, PageOptions, restRootFor, sendPage, Template } from "./html";
 
 export interface EditorPageOptions extends PageOptions {
   /**
@@ -43,6 +42,6 @@ export function createEditorPage(options: EditorPageOptions = {}): Router {
     );
   });
 
-  router.use(EDITOR_ASSETS, express.static(path.join(WEB_DIR, "editor"), { index: false, fallthrough: true }));
+  router.use(EDITOR_ASSETS, pageAssets("editor"));
   return router;
 }

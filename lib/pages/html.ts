@@ -5,8 +5,9 @@
  * where it is mounted.
  */
 import fs from "node:fs";
+import { STATUS_CODES } from "node:http";
 import path from "node:path";
-import type { Request, Response } from "express";
+import express, { type ErrorRequestHandler, type Handler, type Request, type Response } from "express";
 import { DEFAULT_REST_PREFIX } from "../routes";
 import { normalizePrefix } from "../routes/urls";
 
@@ -123,10 +124,24 @@ function restOrigin(restRoot: string): string | undefined {
 }
 
 /**
+ * Headers of every HTML answer: no content sniffing, no full referrer to
+ * other sites, and no framing by another site (clickjacking: a page of
+ * theirs overlaying the editor's buttons). `X-Frame-Options` is for browsers
+ * that do not know the CSP's `frame-ancestors`.
+ */
+const HTML_HEADERS = {
+  "Content-Type": "text/html; charset=utf-8",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "same-origin",
+  "X-Frame-Options": "SAMEORIGIN",
+} as const;
+
+/**
  * Sends an HTML page with headers that keep it from being turned against its
  * visitors: scripts and styles only from this server (the front ends have no
  * inline script), API calls only to this server or the configured REST
- * origin. `inlineStyles` is for Swagger UI, which sets inline styles.
+ * origin, framed only by this server's own pages. `inlineStyles` is for
+ * Swagger UI, which sets inline styles.
  */
 export function sendPage(res: Response, html: string, restRoot: string, policy: { inlineStyles?: boolean; private?: boolean } = {}): void {
   const connect = ["'self'", restOrigin(restRoot)].filter((s): s is string => s !== undefined).join(" ");
@@ -139,15 +154,60 @@ export function sendPage(res: Response, html: string, restRoot: string, policy: 
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",
+    "frame-ancestors 'self'",
   ].join("; ");
   res.set({
-    "Content-Type": "text/html; charset=utf-8",
+    ...HTML_HEADERS,
     "Content-Security-Policy": csp,
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",
     // The HTML carries per-request URLs; the assets it names are cached normally.
     // A page that carries one user's nonce must not be kept anywhere.
     "Cache-Control": policy.private === true ? "private, no-store" : "no-cache",
   });
   res.send(html);
+}
+
+/**
+ * A page's own files (scripts, styles): `web/<dir>` without its HTML, which
+ * is the page's template and is only ever sent filled in, by `sendPage`.
+ */
+export function pageAssets(dir: string, options: { fallthrough?: boolean } = {}): Handler {
+  const files = express.static(path.join(WEB_DIR, dir), { index: false, fallthrough: options.fallthrough ?? true });
+  return (req, res, next) => {
+    if (/\.html?$/i.test(req.path)) {
+      next();
+      return;
+    }
+    files(req, res, next);
+  };
+}
+
+/** A bare HTML error page with the pages' headers: status and its name, nothing from the request or the error. */
+export function sendErrorPage(res: Response, status: number): void {
+  const title = `${status} ${STATUS_CODES[status] ?? "Error"}`;
+  res.status(status).set({
+    ...HTML_HEADERS,
+    "Content-Security-Policy": "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'",
+    "Cache-Control": "no-store",
+  });
+  res.send(`<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1></body></html>\n`);
+}
+
+/**
+ * The last handlers of an app that serves the pages (`calpress serve`): what
+ * nothing else answered is a 404 page, and an error a page too (Express's own
+ * would show the stack outside production), with `log` told about server errors.
+ */
+export function errorPages(log: (err: unknown) => void): [Handler, ErrorRequestHandler] {
+  const notFound: Handler = (_req, res) => sendErrorPage(res, 404);
+  const failed: ErrorRequestHandler = (err: unknown, _req, res, next) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const given = typeof err === "object" && err !== null ? (err as { status?: unknown; statusCode?: unknown }) : {};
+    const status = [given.status, given.statusCode].find((s): s is number => Number.isInteger(s) && Number(s) >= 400 && Number(s) <= 599) ?? 500;
+    if (status >= 500) log(err);
+    sendErrorPage(res, status);
+  };
+  return [notFound, failed];
 }

@@ -17,6 +17,7 @@ import { DEFAULT_REST_PREFIX, normalizePrefix } from "../routes/urls";
 export { createCalendarPage, CALENDAR_ASSETS, type CalendarPageOptions } from "./calendar";
 export { createDocsPage, type DocsPageOptions } from "./docs";
 export { createEditorPage, EDITOR_ASSETS, type EditorPageOptions } from "./editor";
+export { errorPages } from "./html";
 export type { PageOptions } from "./html";
 
 /** What the CLI prints beside each page's URL. */
