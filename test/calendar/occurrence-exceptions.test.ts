@@ -129,6 +129,45 @@ forEachDatabase("recurring events: cancelling and detaching one occurrence", (db
     expect((await t.site.engine.posts.get(detached.id))?.status).to.equal("trash");
   });
 
+  it("a detached occurrence keeps its series' status and password unless the request names a status (single and batch updates)", async () => {
+    const t = site();
+    const inWindow = async (title: string, as?: string, status?: string): Promise<Listed[]> =>
+      ((await t.get("/events", { query: { ...WINDOW, search: title, ...(status ? { status } : {}) }, ...(as ? { as } : {}) })).body.events as Listed[]) ?? [];
+    for (const status of ["draft", "pending", "private"]) {
+      const title = `Hidden ${status} rehearsal`;
+      const series = await weekly(t, title, { status });
+      const occurrences = await inWindow(title, "editor", status);
+      expect(occurrences.map((e) => e.series_id), status).to.deep.equal([series.id, series.id, series.id, series.id]);
+      const single = await t.post(`/events/${occurrences[1].id}`, { as: "editor", json: { title: `${title} (moved)` } });
+      expect(single.status, JSON.stringify(single.body)).to.equal(200);
+      expect(single.body.status, status).to.equal(status);
+      const batched = await t.post("/wp-json/batch/v1", { as: "editor", json: { requests: [{ method: "PUT", path: `/calendar/events/v1/events/${occurrences[2].id}`, body: { title: `${title} (batched)` } }] } });
+      expect(batched.body.responses[0].status, JSON.stringify(batched.body)).to.equal(200);
+      expect(batched.body.responses[0].body.status, status).to.equal(status);
+      // Nothing of the series reaches anonymous readers.
+      expect(await inWindow(title), status).to.deep.equal([]);
+      for (const id of [single.body.id, batched.body.responses[0].body.id]) expect((await t.get(`/events/${id}`)).status, `${status} ${id}`).to.be.oneOf([401, 403, 404]);
+    }
+
+    // A protected series' detached occurrence keeps its password: masked for anonymous readers.
+    const guarded = await weekly(t, "Guarded rehearsal");
+    await t.site.engine.posts.update(guarded.id, { password: "s3cret" });
+    const guardedOccurrences = await inWindow("Guarded rehearsal", "editor");
+    const moved = await t.post(`/events/${guardedOccurrences[1].id}`, { as: "editor", json: { title: "Guarded rehearsal (moved)", description: "The secret room." } });
+    expect(moved.status, JSON.stringify(moved.body)).to.equal(200);
+    expect((await t.site.engine.posts.get(moved.body.id))?.password).to.equal("s3cret");
+    const anonymous = await t.get(`/events/${moved.body.id}`);
+    expect(JSON.stringify(anonymous.body)).to.not.contain("The secret room.");
+
+    // Naming a status is obeyed; and a plain update of an event (not an occurrence) still publishes, as the original does.
+    const named = await weekly(t, "Named status rehearsal", { status: "draft" });
+    const namedOccurrences = await inWindow("Named status rehearsal", "editor", "draft");
+    const published = await t.post(`/events/${namedOccurrences[0].id}`, { as: "editor", json: { title: "Named status rehearsal (public)", status: "publish" } });
+    expect(published.body.status).to.equal("publish");
+    const plain = await t.post(`/events/${named.id}`, { as: "editor", json: { title: "Named status rehearsal (series)" } });
+    expect(plain.body.status).to.equal("publish");
+  });
+
   it("writes a detached occurrence in the feed as a RECURRENCE-ID VEVENT; ical.js expands the feed into the API's occurrences", async () => {
     const t = site();
     const series = await weekly(t, "Book club");

@@ -584,6 +584,10 @@ export async function updateEvent(
     throw invalidParam("recurrence", "An occurrence of a series has no rules of its own: change the series' recurrence instead.");
   }
   const prepared = await prepareWrite(engine, input, user, current, opts.fetch);
+  // A detached occurrence is a copy of its series (status and password included): an update that does
+  // not name a status keeps the series' instead of the status scaling's default, which would publish a
+  // copy of a draft or private series. (A plain update of an event still scales, as the original does.)
+  if (current.occurrence !== undefined && !sent(input.status)) delete prepared.patch.status;
   try {
     return await engine.write(async (tx) => {
       const relations = await resolveRelations(tx, prepared, { user, language, fetch: opts.fetch });
