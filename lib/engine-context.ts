@@ -30,8 +30,13 @@ export interface EngineContext {
   now(): Date;
   /** Reports a change: kept with the transaction until it commits (then to the hooks). */
   recordChange(change: Change): void;
-  /** Reports terms whose count was recomputed (the change log names them with the transaction's changes). */
-  noteRecounted(termIds: readonly number[]): void;
+  /**
+   * Reports records whose visible form changed without a change of their
+   * own (a term's count, a post's instances, a term whose ancestor moved or
+   * was renamed): the change log names them with the transaction's changes;
+   * no hook fires.
+   */
+  noteChanged(kind: "post" | "term", ids: readonly number[]): void;
   /** Whether search can narrow its candidates with the SQLite trigram index. */
   hasSearchIndex(): Promise<boolean>;
   /** `EngineApi.write`: `work` runs on a context bound to one transaction (the current one, if any). */

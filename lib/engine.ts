@@ -101,8 +101,8 @@ export class Engine implements EngineApi {
   readonly occurrences: Occurrences;
   /** The changes of this engine's transaction (null outside one). */
   private readonly journal: ChangeJournal | null;
-  /** Terms whose count this engine's transaction recomputed (the change log names them). */
-  private readonly recounted = new Set<number>();
+  /** Records whose visible form this engine's transaction changed without a change of their own (the change log names them). */
+  private readonly noted = { posts: new Set<number>(), terms: new Set<number>() };
   private readonly shared: Shared;
 
   constructor(knex: Knex, options: EngineOptions = {}, parent?: Engine) {
@@ -157,9 +157,11 @@ export class Engine implements EngineApi {
     else this.shared.hooks.committed([change], false);
   }
 
-  /** @internal Terms whose count was recomputed in this transaction: their records changed (the change log names them). */
-  noteRecounted(termIds: readonly number[]): void {
-    if (this.inTransaction) for (const id of termIds) this.recounted.add(id);
+  /** @internal Records whose visible form changed in this transaction without a change of their own (the change log names them; no hook fires). */
+  noteChanged(kind: "post" | "term", ids: readonly number[]): void {
+    if (!this.inTransaction) return;
+    const into = kind === "post" ? this.noted.posts : this.noted.terms;
+    for (const id of ids) into.add(id);
   }
 
   /** The change log after `since` (lib/hooks/change-log.ts): at most `limit` rows, in commit order. */
@@ -325,7 +327,7 @@ export class Engine implements EngineApi {
   /** The change log rows of this transaction's changes, numbered last but for the outbox (see change-log.ts). */
   private async writeChangeLog(): Promise<void> {
     const changes = this.journal?.changes() ?? [];
-    if (changes.length === 0 && this.recounted.size === 0) return;
+    if (changes.length === 0 && this.noted.posts.size === 0 && this.noted.terms.size === 0) return;
     const now = this.now();
     let pruneBefore: number | null = null;
     if (now.getTime() - this.shared.changesPrunedAt >= PRUNE_EVERY_MS) {
@@ -334,7 +336,7 @@ export class Engine implements EngineApi {
       const days = Number(await this.options.get(CHANGES_KEEP_DAYS_OPTION));
       pruneBefore = now.getTime() - (Number.isFinite(days) && days > 0 ? days : DEFAULT_CHANGES_KEEP_DAYS) * 86_400_000;
     }
-    await writeChangeLog(this.knex, this.dialect, this.tables, changes, this.recounted, now, pruneBefore);
+    await writeChangeLog(this.knex, this.dialect, this.tables, changes, this.noted, now, pruneBefore);
   }
 
   /**

@@ -98,6 +98,7 @@ export class Occurrences implements OccurrencesApi {
     // Bounded batches: SQLite caps the bound parameters of one statement.
     for (let i = 0; i < gone.length; i += 500) await k(table).whereIn("id", gone.slice(i, i + 500)).delete();
     const added: Array<Record<string, unknown>> = [];
+    let moved = 0;
     for (const instance of wanted.values()) {
       const row = {
         start_local: instance.start_local,
@@ -110,10 +111,13 @@ export class Occurrences implements OccurrencesApi {
       if (had === undefined) added.push({ post_id: postId, occurrence_key: instance.key, ...row });
       else if (had.start_local !== row.start_local || had.end_local !== row.end_local || had.start_utc !== row.start_utc || had.end_utc !== row.end_utc) {
         await k(table).where({ id: had.id }).update(row);
+        moved++;
       }
     }
     for (let i = 0; i < added.length; i += 50) await k(table).insert(added.slice(i, i + 50));
     if (added.length > 0) await this.markRepeating(postId);
+    // The instances are listed as the post: a list shows them changed although the post's row may not be.
+    if (gone.length + added.length + moved > 0) this.e.noteChanged("post", [postId]);
   }
 
   /** Names the post's type in `REPEATING_TYPES_OPTION` if it is not there yet (in the write's transaction). */

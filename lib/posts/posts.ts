@@ -66,7 +66,7 @@ export class Posts implements PostsApi {
   }
 
   unlinkAllTo(relation: string, toId: number): Promise<void> {
-    return this.writer.unlinkAllTo(relation, toId);
+    return this.e.write((tx) => new PostWriter(tx).unlinkAllTo(relation, toId));
   }
 
   // ------------------------------------------------------------------ reads

@@ -244,10 +244,13 @@ export class PostWriter {
     this.e.recordChange(deletedPostChange({ ...cur, id }, this.e.now()));
   }
 
-  /** A plain statement: needs no transaction of its own. */
+  /** Removes every link of `relation` to `toId` (in the caller's transaction, where the change log names the posts that had one). */
   async unlinkAllTo(relation: string, toId: number): Promise<void> {
     if (!isStoredId(toId)) return;
+    const from = (await this.k(this.e.tables.postLinks).where({ relation, to_id: toId }).select("from_id")) as Array<{ from_id: number | string }>;
     await this.k(this.e.tables.postLinks).where({ relation, to_id: toId }).delete();
+    // The linking posts no longer show it: their records changed (the change log names them).
+    this.e.noteChanged("post", from.map((r) => Number(r.from_id)));
   }
 
   /** The stored row; `forUpdate`: locked until the transaction ends. */

@@ -199,12 +199,16 @@ export class Terms implements TermsApi {
     }
     const updated = rowToTerm({ ...cur, ...changes });
     this.e.recordChange(termChange("updated", updated, this.e.now()));
+    // A term's permalink is its ancestors' slugs and its own: its descendants' changed with it.
+    if (changes.slug !== undefined || changes.parent !== undefined) this.e.noteChanged("term", await this.descendantsIn(cur.taxonomy, id));
     return updated;
   }
 
   /** @internal */
   async deleteIn(id: number): Promise<Term> {
     const cur = await this.requireRow(id);
+    // The children's parent and every descendant's permalink change (no hook, as wp_delete_term fires none for them).
+    this.e.noteChanged("term", await this.descendantsIn(cur.taxonomy, id));
     // wp_delete_term: children move up to the deleted term's parent.
     await this.k(this.e.tables.terms).where({ taxonomy: cur.taxonomy, parent: id }).update({ parent: cur.parent });
     await this.k(this.e.tables.termRelationships).where({ term_id: id }).delete();
@@ -250,8 +254,10 @@ export class Terms implements TermsApi {
   async recountIn(termIds: number[]): Promise<void> {
     const ids = await this.lockIn(termIds);
     if (ids.length === 0) return;
-    this.e.noteRecounted(ids);
     const k = this.k;
+    const counts = async (): Promise<Map<number, number>> =>
+      new Map(((await k(this.e.tables.terms).whereIn("id", ids).select("id", "count")) as Array<{ id: number | string; count: number | string }>).map((r) => [Number(r.id), Number(r.count)]));
+    const before = await counts();
     await k(this.e.tables.terms)
       .whereIn("id", ids)
       .update({
@@ -261,6 +267,22 @@ export class Terms implements TermsApi {
           .where("tr.term_id", k.ref(`${this.e.tables.terms}.id`))
           .count("*"),
       });
+    // Only a count that moved changed the term's record (a draft joining a term moves none).
+    const after = await counts();
+    this.e.noteChanged("term", [...after].filter(([id, count]) => before.get(id) !== count).map(([id]) => id));
+  }
+
+  /** The ids of a term's descendants, level by level (at most MAX_DEPTH levels). */
+  private async descendantsIn(taxonomy: string, id: number): Promise<number[]> {
+    const seen = new Set<number>([id]);
+    let frontier = [id];
+    for (let depth = 0; frontier.length > 0 && depth < MAX_DEPTH; depth++) {
+      const children = (await this.k(this.e.tables.terms).where({ taxonomy }).whereIn("parent", frontier).select("id")) as Array<{ id: number | string }>;
+      frontier = children.map((c) => Number(c.id)).filter((c) => !seen.has(c));
+      for (const c of frontier) seen.add(c);
+    }
+    seen.delete(id);
+    return [...seen];
   }
 
   async get(id: number): Promise<Term | undefined> {

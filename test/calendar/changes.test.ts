@@ -11,7 +11,9 @@ interface Entry {
   id: number;
   type: string;
   deleted: boolean;
+  language?: string;
   record?: Record<string, unknown>;
+  occurrences?: Array<Record<string, unknown>>;
 }
 interface FeedBody {
   changes: Entry[];
@@ -209,10 +211,10 @@ forEachDatabase("changes feed", (db) => {
     const { knex, tables } = t.site.engine;
     const change = (id: number) => termChange("updated", { id, taxonomy: "post_tag", name: "x", slug: "x", description: "", parent: 0, count: 0, termGroup: 0, language: "en", translationGroup: null }, new Date());
     const first = await knex.transaction();
-    await writeChangeLog(first, t.site.engine.dialect, tables, [change(900001)], [], new Date(), null);
+    await writeChangeLog(first, t.site.engine.dialect, tables, [change(900001)], { posts: [], terms: [] }, new Date(), null);
     let secondDone = false;
     const second = knex.transaction(async (trx) => {
-      await writeChangeLog(trx, t.site.engine.dialect, tables, [change(900002)], [], new Date(), null);
+      await writeChangeLog(trx, t.site.engine.dialect, tables, [change(900002)], { posts: [], terms: [] }, new Date(), null);
       secondDone = true;
     });
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -222,6 +224,148 @@ forEachDatabase("changes feed", (db) => {
     const head = (await readChangeLog(knex, tables, 0, 0)).head;
     const rows = (await readChangeLog(knex, tables, head - 2, 10)).rows.map((r) => r.objectId);
     expect(rows).to.deep.equal([900001, 900002]);
+  });
+
+  it("reports the events of a venue that becomes readable: its link was not in their public form", async () => {
+    const t = site();
+    const venue = await t.post("/venues", { as: "editor", json: { venue: "Feed draft hall", status: "draft" } });
+    expect(venue.status, JSON.stringify(venue.body)).to.equal(201);
+    const ev = await makeEvent(t, { title: "Linked to a draft", status: "publish", venue: venue.body.id });
+    const start = await token(t);
+    expect((await t.post(`/venues/${venue.body.id}`, { as: "editor", json: { status: "publish" } })).status).to.equal(200);
+    const anonymous = (await readAll(t, start)).entries;
+    expect(named(anonymous, "venue", venue.body.id)[0]?.record?.venue).to.equal("Feed draft hall");
+    const event = named(anonymous, "event", ev.id);
+    expect(event, "the event now shows the venue to everyone").to.have.length(1);
+    expect((event[0].record?.venue as { id?: number } | undefined)?.id).to.equal(venue.body.id);
+
+    // Back to draft: the venue is a tombstone for everyone who saw it, the event is reported without it.
+    const mid = await token(t);
+    expect((await t.post(`/venues/${venue.body.id}`, { as: "editor", json: { status: "draft" } })).status).to.equal(200);
+    const hidden = (await readAll(t, mid)).entries;
+    expect(named(hidden, "venue", venue.body.id)).to.deep.equal([{ id: venue.body.id, type: "venue", deleted: true }]);
+    expect(named(hidden, "event", ev.id)[0]?.record?.venue).to.deep.equal([]);
+    // An editor read the venue all along: the event is theirs to see again, as it is now.
+    expect(named((await readAll(t, mid, "editor")).entries, "venue", venue.body.id)[0]?.record?.status).to.equal("draft");
+
+    // Draft to private: hidden from everyone before and after, so the anonymous feed names nothing.
+    const quiet = await token(t);
+    expect((await t.post(`/venues/${venue.body.id}`, { as: "editor", json: { status: "private" } })).status).to.equal(200);
+    expect((await readAll(t, quiet)).entries).to.deep.equal([]);
+    expect(named((await readAll(t, quiet, "editor")).entries, "event", ev.id)).to.have.length(1);
+  });
+
+  it("reports the events a trashed venue left, also when it is restored in the same page", async () => {
+    const t = site();
+    const venue = await t.post("/venues", { as: "editor", json: { venue: "Feed trashed hall", status: "publish" } });
+    const ev = await makeEvent(t, { title: "At the trashed hall", status: "publish", venue: venue.body.id });
+    expect((ev.venue as { id?: number }).id).to.equal(venue.body.id);
+    const start = await token(t);
+    expect((await t.request("DELETE", `/venues/${venue.body.id}`, { as: "editor" })).status).to.equal(200);
+    expect((await t.post(`/venues/${venue.body.id}`, { as: "editor", json: { status: "publish" } })).status).to.equal(200);
+    // The venue is one entry, as it is now: only the event's own entry can say it lost the link.
+    const entries = (await readAll(t, start)).entries;
+    expect(named(entries, "venue", venue.body.id)[0]?.record?.status).to.equal("publish");
+    expect(named(entries, "event", ev.id)[0]?.record?.venue).to.deep.equal([]);
+  });
+
+  it("reports the children of a deleted category, and the descendants of one whose slug changed", async () => {
+    const t = site();
+    const make = async (name: string, parent?: number): Promise<number> => {
+      const res = await t.post("/categories", { as: "editor", json: { name, ...(parent === undefined ? {} : { parent }) } });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      return res.body.id as number;
+    };
+    const top = await make("Feed top");
+    const middle = await make("Feed middle", top);
+    const child = await make("Feed child", middle);
+    const grandchild = await make("Feed grandchild", child);
+
+    const beforeSlug = await token(t);
+    expect((await t.post(`/categories/${middle}`, { as: "editor", json: { slug: "feed-middle-renamed" } })).status).to.equal(200);
+    const renamed = (await readAll(t, beforeSlug)).entries;
+    expect(named(renamed, "category", child)[0]?.record?.url).to.contain("/feed-middle-renamed/feed-child/");
+    expect(named(renamed, "category", grandchild)[0]?.record?.url).to.contain("/feed-middle-renamed/feed-child/feed-grandchild/");
+
+    const beforeDelete = await token(t);
+    expect((await t.request("DELETE", `/categories/${middle}`, { as: "editor", query: { force: "true" } })).status).to.equal(200);
+    const entries = (await readAll(t, beforeDelete)).entries;
+    expect(named(entries, "category", middle)).to.deep.equal([{ id: middle, type: "category", deleted: true }]);
+    const moved = named(entries, "category", child);
+    expect(moved, "the child moved up to the grandparent").to.have.length(1);
+    expect(moved[0].record?.parent).to.equal(top);
+    expect(named(entries, "category", grandchild)[0]?.record?.url).to.match(/\/feed-top\/feed-child\/feed-grandchild\/$/);
+  });
+
+  it("gives each record its language, builds it as that language's list shows it, and takes i18n_language", async () => {
+    const t = site();
+    const start = await token(t);
+    const townHall = (await t.get<Array<{ id: number; slug: string }>>("/venues", { query: { per_page: 50 } })).body;
+    const hall = (townHall as unknown as { venues: Array<{ id: number; slug: string }> }).venues.find((v) => v.slug === "town-hall");
+    expect(hall, "the fixture's town hall").not.to.equal(undefined);
+    const fr = await t.post("/events", {
+      as: "editor",
+      query: { i18n_language: "fr" },
+      json: { title: "Soirée", status: "publish", venue: hall!.id, start_date: dayAt(3, "20:00:00"), end_date: dayAt(3, "22:00:00") },
+    });
+    expect(fr.status, JSON.stringify(fr.body)).to.equal(201);
+    const en = await makeEvent(t, { title: "Evening", status: "publish" });
+
+    const all = (await readAll(t, start)).entries;
+    expect(named(all, "event", fr.body.id)[0]?.language).to.equal("fr");
+    expect(named(all, "event", en.id)[0]?.language).to.equal("en");
+    // As the French list shows it: the venue in its French translation.
+    const list = await t.get("/events", { query: { i18n_language: "fr", include: fr.body.id } });
+    const listed = (list.body.events as Array<Record<string, unknown>>).find((e) => e.id === fr.body.id);
+    expect(listed?.venue).to.have.property("venue", "Hôtel de Ville");
+    expect(named(all, "event", fr.body.id)[0]?.record?.venue).to.deep.equal(listed?.venue);
+
+    const french = (await t.get<FeedBody>("/changes", { query: { since: start, i18n_language: "fr" } })).body.changes;
+    expect(named(french, "event", fr.body.id)).to.have.length(1);
+    expect(named(french, "event", en.id)).to.deep.equal([]);
+  });
+
+  it("reports a series with its occurrences as the list shows them: a hidden detached one leaves a gap", async () => {
+    const t = site();
+    const series = await makeEvent(t, {
+      title: "Feed series",
+      status: "publish",
+      start_date: "2027-05-04 18:00:00",
+      end_date: "2027-05-04 19:00:00",
+      recurrence: ["RRULE:FREQ=WEEKLY;COUNT=4"],
+    });
+    const window = { start_date: "2027-05-01", end_date: "2027-05-31", per_page: 50 };
+    const listedIds = async (): Promise<number[]> =>
+      ((await t.get("/events", { query: window })).body.events as Array<{ id: number; series_id: number | null }>).filter((e) => e.series_id === series.id).map((e) => e.id);
+    const before = await listedIds();
+    expect(before).to.have.length(4);
+    const start = await token(t);
+    const detached = await t.post(`/events/${before[1]}`, { as: "editor", json: { status: "draft", title: "Feed series, moved" } });
+    expect(detached.status, JSON.stringify(detached.body)).to.equal(200);
+    const after = await listedIds();
+    expect(after).to.deep.equal([before[0], before[2], before[3]]);
+
+    const entries = (await readAll(t, start)).entries;
+    const reported = named(entries, "event", series.id);
+    expect(reported, "the series is reported: its public occurrences changed").to.have.length(1);
+    expect((reported[0].occurrences ?? []).map((o) => o.id)).to.deep.equal(after);
+    const list = ((await t.get("/events", { query: window })).body.events as Array<Record<string, unknown>>).filter((e) => e.series_id === series.id);
+    expect(reported[0].occurrences).to.deep.equal(list);
+    expect(named(entries, "event", detached.body.id), "the draft is not shown to everyone").to.deep.equal([]);
+  });
+
+  it("skips a category whose record a hidden write left as it was", async () => {
+    const t = site();
+    const cat = await t.post("/categories", { as: "editor", json: { name: "Feed quiet" } });
+    expect(cat.status).to.equal(201);
+    const draft = await makeEvent(t, { title: "Quiet draft", status: "draft" });
+    const start = await token(t);
+    expect((await t.post(`/events/${draft.id}`, { as: "editor", json: { categories: [cat.body.id], status: "draft" } })).status).to.equal(200);
+    const { entries, next } = await readAll(t, start);
+    expect(Number(next), "the token moves on").to.be.greaterThan(Number(start));
+    expect(named(entries, "category", cat.body.id), "a draft does not count: nothing anyone sees changed").to.deep.equal([]);
+    await makeEvent(t, { title: "Counted now", status: "publish", categories: [cat.body.id] });
+    expect(named((await readAll(t, next)).entries, "category", cat.body.id)[0]?.record?.count).to.equal(1);
   });
 
   it("prunes changes older than changes_keep_days, after which their tokens are answered 410", async () => {

@@ -18,6 +18,8 @@ export interface RecordContextOptions {
    * whole records (writes, and answers that are not filtered, such as feeds).
    */
   fieldsAt?: string;
+  /** The language linked posts are shown in (their translation in it, where one exists); default: the request's. */
+  language?: string;
 }
 
 /** The `wants` of a record context: which members of records at `at` the request's `_fields` keeps. */
@@ -33,7 +35,7 @@ export async function recordContext(
   posts: LoadedPost[],
   opts: RecordContextOptions,
 ): Promise<RecordContext> {
-  const language = await requestLanguage(req, engine);
+  const language = opts.language ?? (await requestLanguage(req, engine));
   const password = req.params.password;
   const wants = recordWants(req, opts.fieldsAt);
   const jsonLd = opts.single || opts.jsonLd === true;

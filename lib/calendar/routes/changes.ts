@@ -21,9 +21,11 @@ export function registerChangesRoute(host: CalendarHost): void {
   async function feed(req: RestRequest): Promise<RestResponse> {
     const since = req.isSent("since") ? Number(req.params.since) : null;
     const per = Math.min(Number(req.params.per_page), MAX_CHANGES_PER_PAGE);
-    const page = await changesPage(engine, req, since, per);
+    const language = req.isSent("i18n_language") ? String(req.params.i18n_language) : null;
+    const page = await changesPage(engine, req, since, per, language);
     const headers: Record<string, string> = {};
-    if (page.more) headers.Link = `<${req.urls.route(`/${NAMESPACE}/changes`, { since: page.next, per_page: per })}>; rel="next"`;
+    const query = { since: page.next, per_page: per, ...(language === null ? {} : { i18n_language: language }) };
+    if (page.more) headers.Link = `<${req.urls.route(`/${NAMESPACE}/changes`, query)}>; rel="next"`;
     return new RestResponse({ changes: page.changes, next: page.next, more: page.more }, 200, headers);
   }
 
@@ -33,7 +35,13 @@ export function registerChangesRoute(host: CalendarHost): void {
       id: { type: "integer" },
       type: { type: "string", enum: ["event", "venue", "organizer", "category", "tag"] },
       deleted: { type: "boolean" },
-      record: { type: "object", description: "The record as a list shows it to this user (absent in a tombstone)." },
+      language: { type: "string", description: "The record's language: the list it belongs to (absent in a tombstone)." },
+      record: { type: "object", description: "The record as the list of its language shows it to this user (absent in a tombstone)." },
+      occurrences: {
+        type: "array",
+        items: { type: "object" },
+        description: "A series' occurrences, as its list shows them in its place (present only for an event with stored occurrences).",
+      },
     },
   };
   rest.registerRoute(NAMESPACE, "/changes", {
