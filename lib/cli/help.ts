@@ -74,14 +74,23 @@ Run "calpress <command> --help" for the options of a command; "calpress --versio
   Environment: CALPRESS_SECRET (see calpress serve --help) must be the same as the server's.
 
   --table-prefix  prefix of every table calpress creates (default cp_), as in serve`,
-  import: `Usage: calpress import ics <file|url> --db <target> [--as <login>] [--table-prefix cp_]
+  import: `Usage: calpress import ics <file|url> --db <target> [--as <login>] [--source <name>] [--restore]
+                           [--time-limit <seconds>] [--table-prefix cp_]
 
   Creates or updates (by UID) an event for each VEVENT of the file: title, description,
   dates and time zones, all-day, location (venue), organizer, categories, URL and
   recurrence with its exceptions. Prints what was created, updated and skipped, and why.
-  A URL is fetched from public hosts only, at most 10 MiB.
+  A URL is fetched from public hosts only, at most 10 MiB. Everything in the file is
+  sanitised as for a user without unfiltered_html. A file past one of the import's
+  budgets (10 MiB, 200,000 lines, components nested 10 deep, 5,000 VEVENTs, 50,000
+  occurrences, time-zone rules) is refused with nothing written; events not reached
+  within the time limit are skipped (import again to go on: what came in is skipped).
 
   --as            the user who imports (default: the first administrator)
+  --source        where the file comes from: its UIDs match only events imported from the
+                  same source (default: the URL, else the calendar's X-WR-RELCALID or X-WR-CALNAME)
+  --restore       publish again events an editor unpublished or trashed since they were imported
+  --time-limit    seconds of writing before the rest is skipped (default 60; 0: no limit)
   --table-prefix  prefix of every table calpress creates (default cp_), as in serve`,
   option: `Usage: calpress option get <name> --db <target> [--table-prefix cp_]
        calpress option set <name> <value> --db <target> [--table-prefix cp_]

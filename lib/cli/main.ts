@@ -19,7 +19,7 @@ import { tableNames, TableNameError } from "../db/tables";
 import { isEngineError } from "../engine-errors";
 import { DbTargetError, describeTarget } from "../db/target";
 import { CALPRESS_VERSION } from "../version";
-import { fetchIcs, importIcs } from "../calendar/import/ics";
+import { fetchIcs, IMPORT_BUDGETS, importIcs } from "../calendar/import/ics";
 import type { UserRecord } from "../engine-api";
 import { parseSiteUrl } from "../format/site-url";
 
@@ -414,10 +414,11 @@ async function fixture(argv: string[], io: CliIO): Promise<number> {
 }
 
 /**
- * `calpress import ics <file|url> --db <target> [--as <login>]`: an
- * iCalendar file into the site as an administrator (the first one unless
- * --as names another user who may create events). A URL is fetched under
- * the default policy (public hosts only).
+ * `calpress import ics <file|url> --db <target> [--as <login>] [--source
+ * <name>] [--restore] [--time-limit <seconds>]`: an iCalendar file into the site as an administrator
+ * (the first one unless --as names another user who may create events). A
+ * URL is fetched under the default policy (public hosts only), and is the
+ * source of its UIDs unless --source names one.
  */
 async function importCommand(argv: string[], io: CliIO): Promise<number> {
   const [sub, ...rest] = argv;
@@ -426,18 +427,25 @@ async function importCommand(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   if (sub !== "ics") throw new UsageError(sub ? `unknown import format: ${sub} (ics is the one there is)` : "import needs a format: ics");
-  const p = parse(rest, { db: { type: "string" }, as: { type: "string" }, "table-prefix": { type: "string" } }, 1);
+  const p = parse(
+    rest,
+    { db: { type: "string" }, as: { type: "string" }, source: { type: "string" }, restore: { type: "boolean" }, "time-limit": { type: "string" }, "table-prefix": { type: "string" } },
+    1,
+  );
   if (wantsHelp(p, "import", io)) return 0;
   const source = p.positionals[0];
   if (!source) throw new UsageError("import ics needs a file or an http(s) URL");
   const db = required(p, "db");
   let text: string;
-  if (/^https?:\/\//i.test(source)) {
+  const isUrl = /^https?:\/\//i.test(source);
+  if (isUrl) {
     const fetched = await fetchIcs(source);
     if ("error" in fetched) throw new Error(fetched.error);
     text = fetched.text;
   } else {
     if (!fs.existsSync(source)) throw new UsageError(`no such file: ${source}`);
+    // Measured before it is read: the import's byte budget holds for files too.
+    if (fs.statSync(source).size > IMPORT_BUDGETS.bytes) throw new Error(`${source} is larger than ${IMPORT_BUDGETS.bytes} bytes`);
     text = fs.readFileSync(source, "utf8");
   }
   const site = await createSite({ db, tablePrefix: tablePrefix(p), webhooks: false, pages: false });
@@ -449,6 +457,9 @@ async function importCommand(argv: string[], io: CliIO): Promise<number> {
     const user = engine.users.currentUser(record);
     const tty = io === defaultIO && process.stderr.isTTY === true;
     const report = await importIcs(engine, text, user, {
+      source: str(p, "source") ?? (isUrl ? source : undefined),
+      restore: p.values.restore === true,
+      budgets: { seconds: integer(p, "time-limit", { min: 0, max: 86_400 }) ?? IMPORT_BUDGETS.seconds },
       onProgress: (done, total) => {
         if (tty) process.stderr.write(`\r\x1b[2Kimporting ${done}/${total}${done === total ? "\n" : ""}`);
       },

@@ -4,9 +4,10 @@
  * through the same create and update operations as the API (their rules,
  * sanitising and one transaction per event).
  *
- * - Idempotent by UID: the UID is kept with the event (meta `_ical_uid`), so
- *   a second import of the same file updates, never duplicates; an event
- *   whose VEVENT text is unchanged since its last import is skipped.
+ * - Idempotent by UID and source: the UID is kept with the event (meta
+ *   `_ical_uid`), so a second import of the same file updates, never
+ *   duplicates; an event whose VEVENT text is unchanged since its last
+ *   import is skipped.
  * - Times: a TZID that is an IANA name (or a known Outlook/Windows or
  *   Mozilla-style name for one) becomes the event's time zone with its wall
  *   clocks; any other TZID is read with the file's own VTIMEZONE and the
@@ -20,23 +21,51 @@
  *   the VEVENT's fields, or updates the event an earlier import detached.
  * - DESCRIPTION is text: escaped and kept with its paragraphs; an HTML
  *   X-ALT-DESC is sanitised as any HTML from outside is.
+ * - Third-party content, whoever imports it: every write runs as the
+ *   importing user without `unfiltered_html`, so each field is sanitised as
+ *   for an author (kses for titles and descriptions).
+ * - Budgets (budgets.ts): the file is measured, parsed, and every event
+ *   mapped and its occurrences counted before anything is written; a file
+ *   past a budget is refused whole (IcsFormatError). Time is checked
+ *   between events; those it did not reach are reported as skipped.
+ * - UIDs belong to their source (meta `_ical_source` beside `_ical_uid`):
+ *   the URL of a URL import, else the `source` given, else the calendar's
+ *   own identity (X-WR-RELCALID, else X-WR-CALNAME, else ""). An event
+ *   imported before sources were kept (a UID and no source) is matched by
+ *   any source, and belongs to the first import that writes it.
+ * - An import never undoes an editor: an event it made that is now a draft,
+ *   pending, private or scheduled keeps that status when updated, and one
+ *   in the trash is skipped (reported), unless `restore` is given, which
+ *   publishes (and untrashes) them as the file says.
  */
 import { createHash } from "node:crypto";
+import { performance } from "node:perf_hooks";
 import ICAL from "ical.js";
 import { DateTime, IANAZone } from "luxon";
 import type { EngineApi } from "../../engine-api";
 import { sanitizeField } from "../../format/sanitize";
 import { safeFetch, type FetchOptions } from "../../net/safe-fetch";
 import { isRestError } from "../../routes/errors";
+import { withoutCapabilities } from "../../users/restricted";
 import type { CurrentUser } from "../../users/types";
+import { nowOf } from "../events/dates";
 import { createEvent, updateEvent, type EventWriteInput } from "../events/operations";
 import { EVENT } from "../post-types";
+import { expandSeries, horizonWall } from "../recurrence/expand";
 import { parseRecurrence, RecurrenceError } from "../recurrence/rules";
-import { detachedOccurrences } from "../recurrence/series";
+import { detachedOccurrences, horizonDays } from "../recurrence/series";
 import { occurrenceId } from "../../posts/occurrence-ids";
+import { IcsFormatError, ImportBudgetError, IMPORT_BUDGETS, measureIcs, type ImportBudgets } from "./budgets";
+import { FileZones } from "./zones";
+
+export { IcsFormatError, ImportBudgetError, IMPORT_BUDGETS, type ImportBudgets } from "./budgets";
 
 export const ICAL_UID_META = "_ical_uid";
+/** Where the event's UID comes from (see `ImportOptions.source`); absent on events imported before sources were kept. */
+export const ICAL_SOURCE_META = "_ical_source";
 const ICAL_HASH_META = "_ical_hash";
+/** The longest source kept: a URL's length. */
+export const MAX_SOURCE_LENGTH = 2048;
 
 export interface ImportedEvent {
   uid: string;
@@ -49,8 +78,6 @@ export interface ImportReport {
   updated: ImportedEvent[];
   skipped: Array<{ uid: string | null; title: string; reason: string }>;
 }
-
-export class IcsFormatError extends Error {}
 
 type Component = InstanceType<typeof ICAL.Component>;
 type Time = InstanceType<typeof ICAL.Time>;
@@ -98,16 +125,20 @@ interface Placed {
 
 /** Reads DATE and DATE-TIME values with their TZID: an IANA zone kept, another read through the file's VTIMEZONE. */
 class TimeReader {
-  private readonly timezones = new Map<string, InstanceType<typeof ICAL.Timezone>>();
   /** The zone of floating times and all-day events: the file's X-WR-TIMEZONE (Google, Apple), else the site's (""). */
   readonly calendarZone: string;
 
-  constructor(calendar: Component) {
+  /** Reads the file's own zones now, before anything is written: a VTIMEZONE past the budget refuses the file. */
+  constructor(
+    calendar: Component,
+    private readonly zones: FileZones,
+  ) {
     const named = calendar.getFirstPropertyValue("x-wr-timezone");
     this.calendarZone = typeof named === "string" ? (ianaZoneOf(named) ?? "") : "";
     for (const vtimezone of calendar.getAllSubcomponents("vtimezone")) {
       const tzid = vtimezone.getFirstPropertyValue("tzid");
-      if (typeof tzid === "string") this.timezones.set(tzid, new ICAL.Timezone(vtimezone));
+      // A zone the TZID names is used as it is: its VTIMEZONE is never read.
+      if (typeof tzid === "string" && ianaZoneOf(tzid) === null) zones.add(vtimezone, tzid);
     }
   }
 
@@ -123,11 +154,8 @@ class TimeReader {
     }
     const iana = ianaZoneOf(tzid);
     if (iana !== null) return { zone: iana, wall, utc: DateTime.fromFormat(wall, SQL, { zone: iana }) };
-    const tz = this.timezones.get(tzid);
-    if (tz === undefined) throw new IcsFormatError(`TZID ${tzid} is neither a known time zone nor defined by a VTIMEZONE of the file`);
-    const local = time.clone();
-    local.zone = tz;
-    const utc = DateTime.fromSeconds(local.toUnixTime(), { zone: "UTC" });
+    if (!this.zones.has(tzid)) throw new IcsFormatError(`TZID ${tzid} is neither a known time zone nor defined by a VTIMEZONE of the file`);
+    const utc = DateTime.fromSeconds(this.zones.toUtc(tzid, time.year, time.month, time.day, time.hour, time.minute, time.second), { zone: "UTC" });
     return { zone: "UTC", wall: utc.toFormat(SQL), utc };
   }
 }
@@ -286,31 +314,47 @@ export function parseIcs(text: string): Component {
   return root;
 }
 
+/** What an earlier import made of a UID: the event, its stored hash and its status now. */
+interface Earlier {
+  id: number;
+  hash: string | undefined;
+  status: string;
+}
+
 /**
- * The events earlier imports made, by UID (trashed ones too: an import
- * restores them), with their stored hashes: read once for the whole file,
- * in batches (two statements per 500 UIDs), rather than per VEVENT.
+ * The events earlier imports from `source` made, by UID (in any status),
+ * with their stored hashes: read once for the whole file, in batches (two
+ * statements per 500 UIDs), rather than per VEVENT. An event with a UID and
+ * no source (imported before sources were kept) is matched too; one of the
+ * source itself wins over it, and the lowest id where two are alike.
  */
-async function importedEvents(engine: EngineApi, uids: readonly string[]): Promise<Map<string, { id: number; hash: string | undefined }>> {
+async function importedEvents(engine: EngineApi, source: string, uids: readonly string[]): Promise<Map<string, Earlier>> {
   const { knex, tables } = engine;
-  const out = new Map<string, { id: number; hash: string | undefined }>();
+  const out = new Map<string, Earlier>();
   for (let i = 0; i < uids.length; i += 500) {
     const rows = (await knex(`${tables.postmeta} as m`)
       .join(`${tables.posts} as p`, "p.id", "m.post_id")
+      .leftJoin(`${tables.postmeta} as s`, (join) => {
+        join.on("s.post_id", "=", "m.post_id").andOnVal("s.meta_key", "=", ICAL_SOURCE_META);
+      })
       .where({ "m.meta_key": ICAL_UID_META, "p.type": EVENT })
       .whereIn("m.meta_value", uids.slice(i, i + 500))
+      .where((q) => q.where("s.meta_value", source).orWhereNull("s.id"))
       .orderBy("p.id")
-      .select("p.id as id", "m.meta_value as uid")) as Array<{ id: number | string; uid: string }>;
-    const found = new Map<string, { id: number; hash: string | undefined }>();
-    // The lowest id wins where two events carry one UID.
-    for (const r of rows) if (!found.has(r.uid)) found.set(r.uid, { id: Number(r.id), hash: undefined });
+      .select("p.id as id", "p.status as status", "m.meta_value as uid", "s.id as sourced")) as Array<{ id: number | string; status: string; uid: string; sourced: number | string | null }>;
+    const found = new Map<string, { id: number; status: string; sourced: boolean }>();
+    for (const r of rows) {
+      const seen = found.get(r.uid);
+      const sourced = r.sourced !== null;
+      if (seen === undefined || (sourced && !seen.sourced)) found.set(r.uid, { id: Number(r.id), status: r.status, sourced });
+    }
     if (found.size === 0) continue;
     const hashes = (await knex(tables.postmeta)
       .where({ meta_key: ICAL_HASH_META })
       .whereIn("post_id", [...found.values()].map((e) => e.id))
       .select("post_id", "meta_value")) as Array<{ post_id: number | string; meta_value: string }>;
     const byId = new Map(hashes.map((h) => [Number(h.post_id), h.meta_value]));
-    for (const [uid, e] of found) out.set(uid, { id: e.id, hash: byId.get(e.id) });
+    for (const [uid, e] of found) out.set(uid, { id: e.id, hash: byId.get(e.id), status: e.status });
   }
   return out;
 }
@@ -320,19 +364,78 @@ export interface ImportOptions {
   fetch?: FetchOptions;
   /** Called after each event (done of total), for a progress line. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Where the file comes from: its UIDs are matched only against events
+   * imported from the same source. Callers pass the URL of a URL import;
+   * default: the calendar's X-WR-RELCALID, else its X-WR-CALNAME, else "".
+   */
+  source?: string;
+  /** Publish again what an editor unpublished or trashed since the last import (default: leave it as the editor left it). */
+  restore?: boolean;
+  /** Budgets other than the defaults (IMPORT_BUDGETS), for a host that needs them. */
+  budgets?: Partial<ImportBudgets>;
 }
+
+/** The source of a file's UIDs: the one given, else the calendar's own identity. */
+function importSource(calendar: Component, given: string | undefined): string {
+  if (given !== undefined) {
+    if (given.length > MAX_SOURCE_LENGTH) throw new IcsFormatError(`The source is longer than ${MAX_SOURCE_LENGTH} characters.`);
+    return given;
+  }
+  const own = [calendar.getFirstPropertyValue("x-wr-relcalid"), calendar.getFirstPropertyValue("x-wr-calname")].find((v): v is string => typeof v === "string" && v.trim() !== "");
+  return (own ?? "").trim().slice(0, MAX_SOURCE_LENGTH);
+}
+
+/**
+ * Counts the occurrences the series of a file would have up to the site's
+ * horizon, as the writes would materialise them, and refuses the file once
+ * their sum passes the budget (so at most one series past it is expanded).
+ */
+async function occurrenceCounter(engine: EngineApi, budget: number): Promise<(input: EventWriteInput) => void> {
+  const siteZone = await engine.options.timezone();
+  const days = await horizonDays(engine);
+  // The clock the writes use: the counts are theirs.
+  const now = nowOf(engine).toJSDate();
+  let total = 0;
+  return (input) => {
+    const lines = input.recurrence;
+    if (!Array.isArray(lines) || lines.length === 0) return;
+    const zone = typeof input.timezone === "string" && input.timezone !== "" ? input.timezone : siteZone;
+    const allDay = input.all_day === true;
+    const start = String(input.start_date);
+    const end = String(input.end_date);
+    const base = { startLocal: allDay ? `${start} 00:00:00` : start, endLocal: allDay ? `${end} 23:59:59` : end, zone, allDay };
+    total += expandSeries(parseRecurrence(lines), base, horizonWall(now, days, zone)).length;
+    if (total > budget) {
+      throw new ImportBudgetError("occurrences", `The file's series would make more than ${budget} occurrences up to the site's horizon (${days} days).`);
+    }
+  };
+}
+
+/** A VEVENT's SUMMARY as a report shows it: sanitised as the stored title would be. */
+function reportTitle(vevent: Component): string {
+  return sanitizeField("html", textOf(vevent, "summary"), false);
+}
+
+const TRASHED = "in the trash on this site since it was imported (import with restore to bring it back)";
 
 /** Imports the VEVENTs of an iCalendar text as `user` (who must be able to create events). */
 export async function importIcs(engine: EngineApi, text: string, user: CurrentUser, options: ImportOptions = {}): Promise<ImportReport> {
+  const budgets: ImportBudgets = { ...IMPORT_BUDGETS, ...options.budgets };
+  measureIcs(text, budgets);
   const calendar = parseIcs(text);
-  const reader = new TimeReader(calendar);
+  const reader = new TimeReader(calendar, new FileZones(budgets.timezoneSteps));
+  const source = importSource(calendar, options.source);
+  // The file is third-party content: sanitised as for a user who may not publish raw HTML, whoever imports it.
+  const importer = withoutCapabilities(user, ["unfiltered_html"]);
   const report: ImportReport = { created: [], updated: [], skipped: [] };
   // Masters and their overrides by UID, in file order.
   const groups = new Map<string, { master?: Component; overrides: Component[] }>();
+  const noUid: Component[] = [];
   for (const vevent of calendar.getAllSubcomponents("vevent")) {
     const uid = textOf(vevent, "uid").trim();
     if (uid === "") {
-      report.skipped.push({ uid: null, title: textOf(vevent, "summary"), reason: "no UID (a re-import could not find it again)" });
+      noUid.push(vevent);
       continue;
     }
     const group = groups.get(uid) ?? { overrides: [] };
@@ -340,39 +443,68 @@ export async function importIcs(engine: EngineApi, text: string, user: CurrentUs
     else group.master = vevent;
     groups.set(uid, group);
   }
-  const earlier = await importedEvents(engine, [...groups.keys()]);
-  let done = 0;
+
+  // Every event is mapped and its occurrences counted before anything is written: a file past a budget writes nothing.
+  const count = await occurrenceCounter(engine, budgets.occurrences);
+  const planned: Array<{ uid: string; group: { master?: Component; overrides: Component[] }; mapped: Mapped | { skip: string } }> = [];
   for (const [uid, group] of groups) {
-    options.onProgress?.(done++, groups.size);
     if (group.master === undefined) {
-      report.skipped.push({ uid, title: textOf(group.overrides[0], "summary"), reason: "an occurrence (RECURRENCE-ID) without its series in the file" });
+      planned.push({ uid, group, mapped: { skip: "an occurrence (RECURRENCE-ID) without its series in the file" } });
       continue;
     }
     let mapped: Mapped | { skip: string };
     try {
       mapped = mapEvent(group.master, group.overrides, reader);
-      if ("input" in mapped && Array.isArray(mapped.input.recurrence) && mapped.input.recurrence.length > 0) parseRecurrence(mapped.input.recurrence);
+      if ("input" in mapped) count(mapped.input);
     } catch (err) {
+      if (err instanceof ImportBudgetError) throw err;
       if (err instanceof IcsFormatError || err instanceof RecurrenceError) mapped = { skip: err.message };
       else throw err;
     }
+    planned.push({ uid, group, mapped });
+  }
+  for (const vevent of noUid) report.skipped.push({ uid: null, title: reportTitle(vevent), reason: "no UID (a re-import could not find it again)" });
+
+  const earlier = await importedEvents(engine, source, [...groups.keys()]);
+  const started = performance.now();
+  let wrote = false;
+  let done = 0;
+  for (const { uid, group, mapped } of planned) {
+    options.onProgress?.(done++, groups.size);
+    const master = group.master ?? group.overrides[0];
     if ("skip" in mapped) {
-      report.skipped.push({ uid, title: textOf(group.master, "summary"), reason: mapped.skip });
+      report.skipped.push({ uid, title: master === undefined ? "" : reportTitle(master), reason: mapped.skip });
       continue;
     }
-    const meta = { [ICAL_UID_META]: uid, [ICAL_HASH_META]: mapped.hash };
-    try {
-      const existing = earlier.get(uid);
-      if (existing?.hash === mapped.hash) {
+    // At least one write per import, so that importing the file again goes on from there (unchanged events are skipped).
+    if (wrote && budgets.seconds > 0 && performance.now() - started > budgets.seconds * 1000) {
+      report.skipped.push({ uid, title: reportTitle(master as Component), reason: `not reached within the import's ${budgets.seconds} s: import the file again to go on` });
+      continue;
+    }
+    const existing = earlier.get(uid);
+    if (existing !== undefined) {
+      const settled = existing.hash === mapped.hash && (options.restore !== true || existing.status === "publish");
+      if (settled) {
         report.skipped.push({ uid, title: mapped.title, reason: "unchanged since the last import" });
         continue;
       }
+      if (existing.status === "trash" && options.restore !== true) {
+        report.skipped.push({ uid, title: mapped.title, reason: TRASHED });
+        continue;
+      }
+      // The status an editor gave it stays, unless the caller asked for the file's.
+      mapped.input.status = options.restore === true ? "publish" : existing.status;
+    }
+    const meta = { [ICAL_UID_META]: uid, [ICAL_SOURCE_META]: source, [ICAL_HASH_META]: mapped.hash };
+    const writeOptions = { language: options.language, fetch: options.fetch, meta };
+    wrote = true;
+    try {
       const post = existing
-        ? await updateEvent(engine, existing.id, mapped.input, user, { language: options.language, fetch: options.fetch, meta })
-        : await createEvent(engine, mapped.input, user, { language: options.language, fetch: options.fetch, meta });
+        ? await updateEvent(engine, existing.id, mapped.input, importer, writeOptions)
+        : await createEvent(engine, mapped.input, importer, writeOptions);
       (existing ? report.updated : report.created).push({ uid, id: post.id, title: post.title });
       for (const changed of group.overrides.filter((o) => textOf(o, "status").toUpperCase() !== "CANCELLED")) {
-        await importChangedOccurrence(engine, post.id, uid, changed, reader, user, options, report);
+        await importChangedOccurrence(engine, { id: post.id, status: post.status }, uid, changed, reader, importer, options, report);
       }
     } catch (err) {
       if (!isRestError(err)) throw err;
@@ -386,14 +518,16 @@ export async function importIcs(engine: EngineApi, text: string, user: CurrentUs
 }
 
 /**
- * A changed occurrence of the series `seriesId` (its own VEVENT with a
- * RECURRENCE-ID): the event an earlier import detached for it is updated,
- * else the occurrence the RECURRENCE-ID names is detached with the VEVENT's
- * fields; one that names no occurrence of the series is skipped.
+ * A changed occurrence of the series `series` (its own VEVENT with a
+ * RECURRENCE-ID): the event an earlier import detached for it is updated
+ * (keeping the status an editor gave it, and left alone in the trash,
+ * unless `restore`), else the occurrence the RECURRENCE-ID names is
+ * detached with the VEVENT's fields and the series' status; one that names
+ * no occurrence of the series is skipped.
  */
 async function importChangedOccurrence(
   engine: EngineApi,
-  seriesId: number,
+  series: { id: number; status: string },
   uid: string,
   changed: Component,
   reader: TimeReader,
@@ -401,7 +535,7 @@ async function importChangedOccurrence(
   options: ImportOptions,
   report: ImportReport,
 ): Promise<void> {
-  const title = textOf(changed, "summary");
+  const title = reportTitle(changed);
   const time = changed.getFirstPropertyValue("recurrence-id");
   const skip = (reason: string): void => {
     report.skipped.push({ uid, title, reason: `a changed occurrence (RECURRENCE-ID ${String(time ?? "")}): ${reason}` });
@@ -423,14 +557,17 @@ async function importChangedOccurrence(
   delete mapped.input.recurrence;
   const opts = { language: options.language, fetch: options.fetch };
   try {
-    const earlier = (await detachedOccurrences(engine, seriesId)).find((p) => names(String(p.fields.recurrence_id), String(p.fields.recurrence_id_utc)));
+    const earlier = (await detachedOccurrences(engine, series.id)).find((p) => names(String(p.fields.recurrence_id), String(p.fields.recurrence_id_utc)));
     if (earlier !== undefined) {
+      if (earlier.status === "trash" && options.restore !== true) return skip(TRASHED);
+      mapped.input.status = options.restore === true ? "publish" : earlier.status;
       const post = await updateEvent(engine, earlier.id, mapped.input, user, opts);
       report.updated.push({ uid, id: post.id, title: post.title });
       return;
     }
-    const occurrence = (await engine.occurrences.list(seriesId)).find((o) => names(o.key, o.start_utc));
+    const occurrence = (await engine.occurrences.list(series.id)).find((o) => names(o.key, o.start_utc));
     if (occurrence === undefined) return skip("the series has no occurrence there");
+    mapped.input.status = series.status;
     const post = await updateEvent(engine, occurrenceId(occurrence.id), mapped.input, user, opts);
     report.created.push({ uid, id: post.id, title: post.title });
   } catch (err) {
@@ -439,16 +576,13 @@ async function importChangedOccurrence(
   }
 }
 
-/** Largest iCalendar file fetched from a URL. */
-export const MAX_ICS_BYTES = 10 * 1024 * 1024;
-
-/** An iCalendar file from a URL, fetched under the site's policy (public hosts only unless allowed), or why not. */
-export async function fetchIcs(url: string, policy: FetchOptions = {}): Promise<{ text: string } | { error: string }> {
+/** An iCalendar file from a URL, fetched under the site's policy (public hosts only unless allowed), at most `maxBytes`, or why not. */
+export async function fetchIcs(url: string, policy: FetchOptions = {}, maxBytes: number = IMPORT_BUDGETS.bytes): Promise<{ text: string } | { error: string }> {
   // One byte past the bound tells a file that is too large from one that fits exactly.
-  const result = await safeFetch(url, { timeoutMs: 30_000, ...policy, maxBytes: MAX_ICS_BYTES + 1 });
+  const result = await safeFetch(url, { timeoutMs: 30_000, ...policy, maxBytes: maxBytes + 1 });
   if (!result.ok) return { error: `The URL cannot be fetched: ${result.reason}` };
   const { status, body } = result.response;
   if (status < 200 || status > 299) return { error: `The URL answered ${status}.` };
-  if (body.length > MAX_ICS_BYTES) return { error: `The file is larger than ${MAX_ICS_BYTES / 1024 / 1024} MiB.` };
+  if (body.length > maxBytes) return { error: `The file is larger than ${maxBytes} bytes.` };
   return { text: body.toString("utf8") };
 }
