@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { patternParts, poolForPlaceholder, type FuzzRoute } from "./catalogue";
 import { formEncode, jsonEncode, percentEncode, scalarText } from "./encode";
 import { resolveValue, type Pools } from "./state";
-import { argValue, EXTRA_FIELDS, extraValue, hostileValue, NASTY_STRINGS, Ref, saneValue, type FuzzValue } from "./values";
+import { argValue, EXTRA_FIELDS, extraValue, HOSTILE_ICS, hostileValue, NASTY_STRINGS, Ref, saneValue, type ArgInfo, type FuzzValue } from "./values";
 
 export type Role = "anonymous" | "subscriber" | "administrator" | "bad-password" | "unknown-user" | "malformed-auth";
 
@@ -36,7 +36,9 @@ export type BodyMutation =
   | "duplicate-keys"
   | "vnd-json"
   | "huge-number"
-  | "deep";
+  | "deep"
+  /** An iCalendar document (HOSTILE_ICS) as `text/calendar`. */
+  | "ics";
 
 export type PathMutation = "none" | "trailing-slash" | "upper" | "double-slash" | "rest_route" | "extra-segment" | "encoded-slash" | "bad-escape";
 
@@ -109,6 +111,7 @@ const BODY_MUTATIONS: readonly BodyMutation[] = [
   "vnd-json",
   "huge-number",
   "deep",
+  "ics",
 ];
 
 const PATH_MUTATIONS: readonly PathMutation[] = ["trailing-slash", "upper", "double-slash", "rest_route", "extra-segment", "encoded-slash", "bad-escape"];
@@ -145,6 +148,17 @@ function paramsFor(route: FuzzRoute, endpoint: number, sane: boolean): fc.Arbitr
     .map(([picked, extra]) => [...picked.filter((p): p is [string, FuzzValue] => p !== undefined), ...extra]);
 }
 
+/**
+ * How the body is mutated, if at all. An endpoint that fetches a document
+ * from a `url` (format uri) takes the document itself as the body too (the
+ * iCalendar import): a third of its requests send one of HOSTILE_ICS.
+ */
+function bodyFor(args: readonly ArgInfo[]): fc.Arbitrary<BodyMutation> {
+  const mutated = { arbitrary: fc.constantFrom(...BODY_MUTATIONS), weight: 10 };
+  if (!args.some((a) => a.name === "url" && a.format === "uri")) return fc.oneof({ arbitrary: fc.constant<BodyMutation>("none"), weight: 90 }, mutated);
+  return fc.oneof({ arbitrary: fc.constant<BodyMutation>("none"), weight: 60 }, mutated, { arbitrary: fc.constant<BodyMutation>("ics"), weight: 30 });
+}
+
 /** A request plan over the catalogue. */
 export function requestPlan(catalogue: readonly FuzzRoute[]): fc.Arbitrary<RequestPlan> {
   const routed = fc.tuple(fc.nat(catalogue.length - 1), fc.boolean()).chain(([routeIndex, sane]) => {
@@ -159,6 +173,7 @@ export function requestPlan(catalogue: readonly FuzzRoute[]): fc.Arbitrary<Reque
           ),
         ),
         params: paramsFor(route, endpoint, sane),
+        body: bodyFor(route.endpoints[endpoint]?.args ?? []),
       }),
     );
   });
@@ -167,6 +182,7 @@ export function requestPlan(catalogue: readonly FuzzRoute[]): fc.Arbitrary<Reque
     target: fc.constantFrom(...RANDOM_PATHS).map((path) => ({ kind: "random" as const, path })),
     pathValues: fc.constant<FuzzValue[]>([]),
     params: fc.array(fc.tuple(fc.constantFrom("page", "id", "title", "_envelope", "__proto__"), hostileValue), { maxLength: 2 }),
+    body: bodyFor([]),
   });
   return fc
     .record({
@@ -187,7 +203,6 @@ export function requestPlan(catalogue: readonly FuzzRoute[]): fc.Arbitrary<Reque
         { arbitrary: fc.constant<Placement>("query"), weight: 25 },
         { arbitrary: fc.constant<Placement>("split"), weight: 5 },
       ),
-      body: fc.oneof({ arbitrary: fc.constant<BodyMutation>("none"), weight: 90 }, { arbitrary: fc.constantFrom(...BODY_MUTATIONS), weight: 10 }),
       pathMutation: fc.oneof({ arbitrary: fc.constant<PathMutation>("none"), weight: 92 }, { arbitrary: fc.constantFrom(...PATH_MUTATIONS), weight: 8 }),
       origin: fc.boolean(),
     })
@@ -343,6 +358,8 @@ function bodyBytes(plan: RequestPlan, params: Array<[string, FuzzValue]>): { bod
       return { body: Buffer.from('{"page":1e999,"per_page":-1e999,"id":1e400,"venue":1e999,"author":123456789012345678901234567890}'), contentType: "application/json" };
     case "deep":
       return { body: Buffer.from(`${"[".repeat(5000)}${"]".repeat(5000)}`), contentType: "application/json" };
+    case "ics":
+      return { body: Buffer.from((HOSTILE_ICS[plan.methodPick % HOSTILE_ICS.length] as () => string)(), "utf8"), contentType: "text/calendar; charset=utf-8" };
     default:
       return {};
   }

@@ -582,6 +582,44 @@ export function saneValue(arg: ArgInfo, pattern: string): fc.Arbitrary<FuzzValue
   return saneText;
 }
 
+// ------------------------------------------------------------ documents
+
+const ics = (...lines: string[]): string => ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//calpress fuzz//EN", ...lines, "END:VCALENDAR", ""].join("\r\n");
+const icsEvent = (uid: string, ...lines: string[]): string =>
+  ["BEGIN:VEVENT", `UID:${uid}`, "DTSTAMP:20260101T000000Z", "DTSTART:20310301T190000Z", "DTEND:20310301T200000Z", ...lines, "END:VEVENT"].join("\r\n");
+const customZone = (rule: string): string =>
+  ["BEGIN:VTIMEZONE", "TZID:Fuzz Zone", "BEGIN:STANDARD", "DTSTART:20270101T000000", "TZOFFSETFROM:+0200", "TZOFFSETTO:+0100", rule, "END:STANDARD", "END:VTIMEZONE"].join("\r\n");
+
+/**
+ * iCalendar bodies for routes that take a document (`Content-Type:
+ * text/calendar`): a plausible file, then files written to hurt an importer
+ * (HTML in every text, components nested past any stack, VTIMEZONE rules
+ * that expand without end or year by year from 0001, floods of open-ended
+ * series and of events, unclosed components). Built when sent: some are
+ * close to a megabyte.
+ */
+export const HOSTILE_ICS: ReadonlyArray<() => string> = [
+  () => ics(icsEvent("fuzz-plain", "SUMMARY:Fuzz concert", "RRULE:FREQ=WEEKLY;COUNT=3")),
+  () =>
+    ics(
+      icsEvent(
+        "fuzz-html",
+        "SUMMARY:<script>alert(1)</script><img src=x onerror=alert(2)>Party",
+        "LOCATION:<svg onload=alert(3)>Hall",
+        'ORGANIZER;CN="<b onmouseover=alert(4)>Ann":mailto:ann@example.org',
+        "CATEGORIES:<script>x</script>Fun",
+        "URL:javascript:alert(5)",
+        "X-ALT-DESC;FMTTYPE=text/html:<p onclick=alert(6)>Hi</p>",
+      ),
+    ),
+  () => ics(`BEGIN:VEVENT\r\nUID:fuzz-deep\r\nSUMMARY:Deep\r\n${"BEGIN:X\r\n".repeat(60_000)}${"END:X\r\n".repeat(60_000)}END:VEVENT`),
+  () => ics(customZone("RRULE:FREQ=SECONDLY"), icsEvent("fuzz-zone", "SUMMARY:Zone", "DTSTART;TZID=Fuzz Zone:20310301T190000")),
+  () => ics(customZone("RRULE:FREQ=YEARLY;BYMONTH=1,2,3;BYHOUR=1,2,3;BYMINUTE=1,2,3"), icsEvent("fuzz-zone-parts", "SUMMARY:Zone", "DTSTART;TZID=Fuzz Zone:20310301T190000")),
+  () => ics(...Array.from({ length: 80 }, (_, i) => icsEvent(`fuzz-flood-${i}`, `SUMMARY:Flood ${i}`, "RRULE:FREQ=DAILY"))),
+  () => ics(...Array.from({ length: 5_001 }, (_, i) => `BEGIN:VEVENT\r\nUID:fuzz-many-${i}\r\nEND:VEVENT`)),
+  () => "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:fuzz-open\r\nSUMMARY:Never closed\r\n",
+];
+
 /** Names of parameters no route declares, that careless code might still read or copy. */
 export const EXTRA_FIELDS: readonly string[] = [
   "__proto__",
