@@ -15,7 +15,7 @@ Run "calpress <command> --help" for the options of a command; "calpress --versio
                       [--fixture <name|path>] [--timezone <IANA zone>]
                       [--rest-prefix /wp-json] [--site-url <url>] [--user <login>:<password>:<role>]...
                       [--answer-store <file> [--answer-store-max <MiB>] [--warm]] [--trust-proxy <setting>]
-                      [--table-prefix cp_] [--force] [--workers N|auto]
+                      [--table-prefix cp_] [--force] [--workers N|auto [--worker-timeout 30]]
 
   --port          port to listen on; 0 takes a free port (default 8080)
   --host          address to bind (default 127.0.0.1)
@@ -45,6 +45,8 @@ Run "calpress <command> --help" for the options of a command; "calpress --versio
   --workers       serve from N worker processes on one port (auto: one per core); the primary
                   prepares the database, replaces a worker that dies and passes SIGTERM on.
                   Needs a database they share (a SQLite file, PostgreSQL, MariaDB)
+  --worker-timeout  seconds a worker may leave the primary's liveness check unanswered (a stuck
+                  event loop) before it is killed and replaced (default 30; 30 at least while starting)
 
   Environment: CALPRESS_SECRET, key material for application-password hashes and nonces kept
   outside the database (setting or changing it invalidates existing application passwords).`,

@@ -8,7 +8,7 @@ import { normaliseAppPassword } from "../users/users";
 import { parseTrustProxy, type TrustProxy } from "../routes/client-address";
 import { storedAnswerPaths } from "../calendar/stored-paths";
 import { warmStoredAnswers } from "./warm";
-import { announceListening, isServeWorker, parseWorkers, runPrimary } from "./workers";
+import { announceListening, answerLivenessChecks, isServeWorker, parseWorkers, parseWorkerTimeout, runPrimary } from "./workers";
 import type { CliIO } from "./io";
 import { errorPages, pageTitle } from "../pages";
 import { ROLE_NAMES, RoleName } from "../users/types";
@@ -135,13 +135,16 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
       force: { type: "boolean" },
       "trust-proxy": { type: "string" },
       workers: { type: "string" },
+      "worker-timeout": { type: "string" },
     },
     0,
   );
   if (wantsHelp(p, "serve", io)) return 0;
   const workers = parseWorkers(str(p, "workers"));
+  const workerTimeoutMs = parseWorkerTimeout(str(p, "worker-timeout"));
   // In a worker the primary has prepared the database and announces the server.
   const inWorker = isServeWorker();
+  if (inWorker) answerLivenessChecks();
   const port = integer(p, "port", { min: 0, max: 65535 }) ?? 8080;
   const host = str(p, "host") ?? "127.0.0.1";
   const db = str(p, "db") ?? DEFAULT_DB;
@@ -217,7 +220,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
     // The primary serves nothing: the workers open the site again. It keeps
     // its own open only to list what `--warm` requests (through the workers).
     if (!warm) await site.close();
-    const code = await runPrimary(workers, io, { ready: (port) => announce(port) });
+    const code = await runPrimary(workers, io, { ready: (port) => announce(port) }, workerTimeoutMs);
     await warming;
     await site.close();
     return code;

@@ -72,7 +72,7 @@ describe("calpress serve --workers", function () {
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "calpress-workers-"));
-    run = runCli(["serve", "--port", "0", "--workers", "2", "--db", path.join(dir, "site.sqlite"), "--fixture", "minimal", "--answer-store", path.join(dir, "answers.sqlite"), "--user", "ada:ada-workers-pass-0123456789:administrator"]);
+    run = runCli(["serve", "--port", "0", "--workers", "2", "--db", path.join(dir, "site.sqlite"), "--fixture", "minimal", "--answer-store", path.join(dir, "answers.sqlite"), "--user", "ada:ada-workers-pass-0123456789:administrator", "--worker-timeout", "3"]);
     const line = await until("the ready line", run, () => run.stdout.find((l) => l.startsWith("calpress listening on ")));
     root = line.slice("calpress listening on ".length);
   });
@@ -123,6 +123,25 @@ describe("calpress serve --workers", function () {
     });
     expect(replaced).to.include(before[1]);
     await until("the replacement's stderr note", run, () => (run.stderr.includes(`worker ${victim} stopped (signal SIGKILL); starting another`) ? true : undefined));
+    const replacement = replaced.find((pid) => pid !== before[1]);
+    await until("the replacement listening", run, () => (run.stderr.includes(`worker ${replacement} listens (a replacement)`) ? true : undefined));
+    for (let i = 0; i < 4; i++) expect((await request(`${root}calendar/events/v1/events`)).status).to.equal(200);
+  });
+
+  it("replaces a worker that stops answering (its event loop stuck), which SIGTERM would not stop", async () => {
+    const before = workerPids(run.child.pid!);
+    const victim = before[0]!;
+    // A stopped process neither answers the primary's checks nor dies by itself, as a worker stuck in a loop.
+    process.kill(victim, "SIGSTOP");
+    const replaced = await until("a replacement for the silent worker", run, () => {
+      const now = workerPids(run.child.pid!);
+      return now.length === 2 && !now.includes(victim) ? now : undefined;
+    });
+    expect(replaced).to.include(before[1]);
+    expect(run.stderr).to.match(new RegExp(`worker ${victim} has not answered for \\d+ s; stopping it`));
+    await until("the replacement's stderr note", run, () => (run.stderr.includes(`worker ${victim} stopped (not answering); starting another`) ? true : undefined));
+    const replacement = replaced.find((pid) => pid !== before[1]);
+    await until("the replacement listening", run, () => (run.stderr.includes(`worker ${replacement} listens (a replacement)`) ? true : undefined));
     for (let i = 0; i < 4; i++) expect((await request(`${root}calendar/events/v1/events`)).status).to.equal(200);
   });
 
@@ -168,6 +187,7 @@ describe("calpress serve --workers: usage", function () {
     for (const [args, message] of [
       [["--workers", "2", "--db", ":memory:"], "--workers needs a database the workers share"],
       [["--workers", "0", "--db", ":memory:"], "--workers must be a number from 1 to 64 or auto"],
+      [["--workers", "2", "--worker-timeout", "0", "--db", "x.sqlite"], "--worker-timeout must be a number of seconds from 1 to 3600"],
     ] as const) {
       const r = runCli(["serve", "--port", "0", ...args]);
       expect(await r.exit).to.equal(2);
