@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import { openDb, optimizeStorage } from "./db/connect";
-import { dialectFor, type Dialect } from "./db/dialects";
+import { dialectFor, type Dialect, type TriggersRefused } from "./db/dialects";
 import { PublishedIndex } from "./posts/published-index";
 import { coreTables, migrateCacheTags, migrateCore, migrateFieldTableTags } from "./db/migrations";
 import { checkOwnership } from "./db/ownership";
@@ -70,6 +70,8 @@ interface Shared {
   publishedIndexes: Map<string, PublishedIndex | null> | null;
   /** When this engine last pruned the change log (epoch ms; lib/hooks/change-log.ts). */
   changesPrunedAt: number;
+  /** What the last migration found of the cache-tag triggers: in place ("kept"), or why the server refused them; null before one. */
+  tagTriggers: "kept" | TriggersRefused | null;
 }
 
 /** Attempts of an internal write transaction that hit a deadlock / busy database. */
@@ -125,6 +127,7 @@ export class Engine implements EngineApi {
           createdSchema: false,
           publishedIndexes: options.publishedIndex === false ? null : new Map(),
           changesPrunedAt: 0,
+          tagTriggers: null,
         };
     this.knex = knex;
     this.dialect = this.shared.dialect;
@@ -213,11 +216,12 @@ export class Engine implements EngineApi {
       ...types.flatMap((type) => (type.fieldsTable ? [tables.unqualified(type.fieldsTable)] : [])),
     ]);
     if (await migrateCore(this.knex, tables)) this.shared.createdSchema = true;
-    await migrateCacheTags(this.knex, tables);
+    let refused = await migrateCacheTags(this.knex, tables);
     for (const type of types) {
       await migrateFieldTable(this.knex, tables, type);
-      if (type.fieldsTable) await migrateFieldTableTags(this.knex, tables, type.name);
+      if (type.fieldsTable) refused = (await migrateFieldTableTags(this.knex, tables, type.name)) ?? refused;
     }
+    this.shared.tagTriggers = refused ?? "kept";
     this.shared.searchIndex = null;
     // A new index on an analysed table has no statistics of its own, which
     // is enough for SQLite to misjudge that table's other indexes: analyse it now.
@@ -227,6 +231,21 @@ export class Engine implements EngineApi {
   /** @internal Refreshes planner statistics that went stale (SQLite; see db/connect.ts). */
   optimizeStorage(): Promise<void> {
     return optimizeStorage(this.knex);
+  }
+
+  /**
+   * @internal Whether the database keeps its cache tags (lib/db/cache-tags.ts):
+   * the dialect has triggers for them and the last migration did not find
+   * them refused (before any migration, as the dialect says).
+   */
+  get cacheTagsKept(): boolean {
+    return this.dialect.cacheTagTriggers !== null && (this.shared.tagTriggers === null || this.shared.tagTriggers === "kept");
+  }
+
+  /** Why the server refused the cache-tag triggers at the last migration (MariaDB/MySQL without the privileges), or null. */
+  get cacheTagTriggersRefused(): TriggersRefused | null {
+    const found = this.shared.tagTriggers;
+    return found === null || found === "kept" ? null : found;
   }
 
   /** Closes what the read cache holds open (a SQLite file's revision connection). */

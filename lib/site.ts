@@ -261,7 +261,13 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     if (options.calendar !== false) registerCalendar({ engine, rest, fetch: options.fetch });
     // After the calendar, so that its namespace stays the first of the REST root's.
     registerCoreRoutes({ engine, rest });
-    await engine.migrate();
+    const migrate = async (): Promise<void> => {
+      await engine.migrate();
+      // The site runs without them (If-Match then keeps the window of one GET): said, not thrown.
+      const refused = engine.cacheTagTriggersRefused;
+      if (refused !== null) (options.logger ?? console).error(refused);
+    };
+    await migrate();
     engine.hooks.logger = options.logger ?? { error: (message, err) => (err === undefined ? console.error(message) : console.error(message, err)) };
     const webhooks = new WebhookDeliverer(engine, options.webhooks || {}, engine.hooks.logger);
     // Also picks up rows an earlier process wrote and never delivered.
@@ -322,7 +328,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
         if (current === null) throw new Error(`createNonce: calpress knows no user ${describeRef(user)}`);
         return engine.users.createNonce(current.id);
       },
-      migrate: () => engine.migrate(),
+      migrate,
       close: async () => {
         if (closed) return;
         closed = true;

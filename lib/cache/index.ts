@@ -5,7 +5,7 @@ import { CALPRESS_VERSION, codeFingerprint } from "../version";
 import { AnswerStore } from "./answer-store";
 import { MemoryRecords, RecordsWithParts, type RecordCache } from "./records";
 import type { ResponseCacheOptions } from "./response-cache";
-import { runGuarded, snapshotTags, writeGuardsAvailable, type WriteGuards } from "./write-guard";
+import { runGuarded, snapshotTags, type WriteGuards } from "./write-guard";
 
 /**
  * The caching of one site, wired in one place (README.md in this folder).
@@ -25,7 +25,7 @@ export interface CachingOptions {
 export interface Caching {
   /** `RestServerOptions.responseCache`: undefined where the database gives no revision token, or when turned off. */
   readonly responseCache: ResponseCacheOptions | undefined;
-  /** `RestServerOptions.writeGuards`: undefined where no triggers keep the tags (MariaDB/MySQL). */
+  /** `RestServerOptions.writeGuards`: undefined where the dialect has no tag triggers; their snapshots are null where the server refused them. */
   readonly writeGuards: WriteGuards | undefined;
   /**
    * Opens the answer store (`RestServer.answerStore`), or undefined when
@@ -37,15 +37,20 @@ export interface Caching {
   records(store: AnswerStore | undefined): RecordCache | undefined;
 }
 
-/** The part of the engine caching reads: its database, tables and read cache. */
-export type CachedEngine = Pick<EngineContext, "knex" | "dialect" | "tables" | "readCache">;
+/** The part of the engine caching reads: its database, tables and read cache, and whether its tags are kept (`Engine.cacheTagsKept`, known after the migration). */
+export type CachedEngine = Pick<EngineContext, "knex" | "dialect" | "tables" | "readCache"> & { readonly cacheTagsKept: boolean };
 
 export function createCaching(engine: CachedEngine, options: CachingOptions): Caching {
   return {
     responseCache: responseCacheOptions(engine, options.responseCache),
-    writeGuards: writeGuardsAvailable(engine.knex)
-      ? { snapshot: (tags) => snapshotTags(engine.knex, engine.tables, tags), run: (snapshot, stale, work) => runGuarded(snapshot, stale, work) }
-      : undefined,
+    // Made before the migration, which says whether the server let it create the triggers: asked per snapshot.
+    writeGuards:
+      engine.dialect.cacheTagTriggers !== null
+        ? {
+            snapshot: async (tags) => (engine.cacheTagsKept ? snapshotTags(engine.knex, engine.tables, tags) : null),
+            run: (snapshot, stale, work) => runGuarded(snapshot, stale, work),
+          }
+        : undefined,
     openStore: () => openAnswerStore(engine, options),
     records: (store) => keptRecords(engine, options, store),
   };
@@ -53,7 +58,7 @@ export function createCaching(engine: CachedEngine, options: CachingOptions): Ca
 
 function keptRecords(engine: CachedEngine, options: CachingOptions, store: AnswerStore | undefined): RecordCache | undefined {
   const reads = engine.readCache;
-  if (options.records === false || reads === null || !cacheTagsMaintained(engine.knex)) return undefined;
+  if (options.records === false || reads === null || !engine.cacheTagsKept) return undefined;
   const proofs = {
     revision: () => reads.token(),
     versions: (tags: readonly number[]) => readTagVersions(engine.knex, engine.tables, tags),
@@ -76,7 +81,7 @@ function responseCacheOptions(engine: CachedEngine, setting: CachingOptions["res
 async function openAnswerStore(engine: CachedEngine, options: CachingOptions): Promise<AnswerStore | undefined> {
   const setting = options.answerStore;
   const reads = engine.readCache;
-  if (setting === undefined || setting === false || reads === null || !cacheTagsMaintained(engine.knex)) return undefined;
+  if (setting === undefined || setting === false || reads === null || !engine.cacheTagsKept) return undefined;
   const epoch = (await readTagVersions(engine.knex, engine.tables, [EPOCH_TAG])).get(EPOCH_TAG) ?? 0;
   // Processes on one PostgreSQL database share a store file's proofs (see sharedToken).
   const shared = reads.sharesTokens;

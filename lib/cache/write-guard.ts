@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Knex } from "knex";
 import { readTagVersions } from "../db/cache-tags";
-import { cacheTagsMaintained, type Dialect } from "../db/dialects";
+import type { Dialect } from "../db/dialects";
 import type { Tables } from "../db/tables";
 
 /**
@@ -17,18 +17,24 @@ import type { Tables } from "../db/tables";
  * the versions again, inside the transaction, before anything else, and
  * fails with 412 when one moved. Nothing is written then.
  *
- * - Where writers run concurrently (PostgreSQL): the versions are read
- *   `FOR UPDATE` (their rows created at version 0 first, so that a tag first
- *   bumped by a concurrent, still open transaction makes us wait too). A
- *   concurrent writer of the same resource holds those rows until it
- *   commits; we wait, then see its bump.
+ * - Where writers run concurrently (PostgreSQL, MariaDB/MySQL): the
+ *   versions are read `FOR UPDATE`, a locking read, which sees the latest
+ *   committed rows whatever the transaction's snapshot. A concurrent writer
+ *   of the same resource holds those rows (its triggers bumped them) until
+ *   it commits; we wait, then see its bump. A tag without a row yet is
+ *   created at version 0 and read again the same way: a concurrent, still
+ *   open transaction that creates it first makes the insert wait too.
+ *   Existing rows are locked by the read itself, not by an insert that finds
+ *   them: InnoDB's duplicate-key check takes a shared lock, and two guards
+ *   that both hold one and then ask for the exclusive lock deadlock.
  * - Where writers are serialised (SQLite, `Dialect.serialisesWriters`):
  *   every statement of a process runs on one connection, so no other write
  *   of this process can come between the read and the write; another
  *   process's commit after the read makes our first write fail with
  *   SQLITE_BUSY, and the engine runs the transaction again (guard included).
- * - MariaDB/MySQL: no triggers keep the tags (lib/db/cache-tags.ts): no guard, the
- *   check-then-write window stays (documented in the README).
+ * - Where the server refused the triggers (`Engine.cacheTagsKept`: a
+ *   MariaDB/MySQL user without the privilege) the tags do not move, so
+ *   there is no guard: the check-then-write window stays (the README says so).
  */
 export interface TagSnapshot {
   readonly tags: readonly number[];
@@ -50,18 +56,13 @@ export interface WriteGuard {
  * fail unless they are unchanged.
  */
 export interface WriteGuards {
-  /** The versions of `tags` now. */
-  snapshot(tags: ReadonlySet<number>): Promise<TagSnapshot>;
+  /** The versions of `tags` now; null where the database does not keep its tags (then there is no guard). */
+  snapshot(tags: ReadonlySet<number>): Promise<TagSnapshot | null>;
   /** Runs `work`; its first write transaction throws `stale()` first when a version moved since `snapshot`. */
   run<T>(snapshot: TagSnapshot, stale: () => Error, work: () => Promise<T>): Promise<T>;
 }
 
 const active = new AsyncLocalStorage<WriteGuard>();
-
-/** Whether this database keeps the tags a guard needs. */
-export function writeGuardsAvailable(knex: Knex): boolean {
-  return cacheTagsMaintained(knex);
-}
 
 /** The current versions of `tags` (outside any transaction). */
 export async function snapshotTags(knex: Knex, tables: Tables, tags: Iterable<number>): Promise<TagSnapshot> {
@@ -85,18 +86,22 @@ export async function checkWriteGuard(trx: Knex.Transaction, dialect: Dialect, t
   const { tags, versions } = guard.snapshot;
   if (tags.length === 0) return;
   const now = new Map<number, number>();
+  const read = async (chunk: readonly number[]): Promise<void> => {
+    const query = trx(tables.cacheTags).whereIn("tag", chunk).select("tag", "version");
+    // Sorted, so that two guarded writers lock in one order.
+    if (!dialect.serialisesWriters) query.orderBy("tag").forUpdate();
+    for (const row of (await query) as Array<{ tag: number | string; version: number | string }>) now.set(Number(row.tag), Number(row.version));
+  };
   for (let i = 0; i < tags.length; i += 500) {
     const chunk = tags.slice(i, i + 500);
-    let query = trx(tables.cacheTags).whereIn("tag", chunk).select("tag", "version");
-    if (!dialect.serialisesWriters) {
-      // Sorted, so that two guarded writers lock in one order.
-      await trx(tables.cacheTags)
-        .insert(chunk.map((tag) => ({ tag, version: 0 })))
-        .onConflict("tag")
-        .ignore();
-      query = query.orderBy("tag").forUpdate();
-    }
-    for (const row of (await query) as Array<{ tag: number | string; version: number | string }>) now.set(Number(row.tag), Number(row.version));
+    await read(chunk);
+    const missing = dialect.serialisesWriters ? [] : chunk.filter((tag) => !now.has(tag));
+    if (missing.length === 0) continue;
+    await trx(tables.cacheTags)
+      .insert(missing.map((tag) => ({ tag, version: 0 })))
+      .onConflict("tag")
+      .ignore();
+    await read(missing);
   }
   for (const tag of tags) {
     if ((now.get(tag) ?? 0) !== (versions.get(tag) ?? 0)) throw guard.stale();

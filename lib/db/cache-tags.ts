@@ -30,14 +30,17 @@ import type { TableKey, Tables } from "./tables";
  * in commit order as writers are serialised; PostgreSQL: the writing
  * transaction's id), so that `Dialect.tagChanges` can say which tags changed
  * since a position: the published index (lib/posts/published-index.ts)
- * reads those posts again instead of everything.
+ * reads those posts again instead of everything. MariaDB/MySQL leave it
+ * NULL: nothing there tells the order of commits.
  *
  * This file holds what every database shares: the numbering and which
  * tables bump which tags. Each dialect writes the triggers in its own SQL
  * (`Dialect.cacheTagTriggers`, lib/db/dialects); the table and the epoch are
- * made by `migrateCacheTags` (lib/db/migrations.ts). MariaDB/MySQL get the
- * table but no triggers yet: answers are not stored there (it has no cheap
- * commit counter either, see lib/cache/revision.ts).
+ * made by `migrateCacheTags` (lib/db/migrations.ts). Every database keeps
+ * the tags, so write guards work on all (lib/cache/write-guard.ts); a
+ * MariaDB/MySQL server may refuse the triggers (`TriggersRefused`), and then
+ * nothing relies on them. Answers are still not kept on MariaDB/MySQL: that
+ * also takes a revision token, which it lacks (lib/cache/revision.ts).
  */
 export const postTag = (id: number): number => id * 4;
 export const termTag = (id: number): number => id * 4 + 1;
@@ -66,14 +69,25 @@ export function slugTag(slug: string): number {
   return ((n * 1000003 + cp(0) * 8191 + cp(n - 1) * 131 + cp(Math.floor(n / 2)) * 7 + cp(Math.floor(n / 3))) % SLUG_BUCKETS) * 4 + 3;
 }
 
-/**
- * `slugTag` in SQL over the column expression `s`, given the dialect's
- * character count and code point of the character at a 1-based position.
- */
-export function slugBucketSql(s: string, length: (s: string) => string, codePoint: (s: string, at: string) => string): string {
-  const n = length(s);
-  const cp = (at: string): string => codePoint(s, at);
-  return `(CASE WHEN length(${s}) = 0 THEN 3 ELSE ((${n} * 1000003 + ${cp("1")} * 8191 + ${cp(`length(${s})`)} * 131 + ${cp(`length(${s}) / 2 + 1`)} * 7 + ${cp(`length(${s}) / 3 + 1`)}) % ${SLUG_BUCKETS}) * 4 + 3 END)`;
+/** What `slugBucketSql` needs of a dialect's SQL. */
+export interface SlugBucketFunctions {
+  /** The number of characters of `s`, as a value for the arithmetic. */
+  length(s: string): string;
+  /** The code point of the character of `s` at the 1-based position `at`. */
+  codePoint(s: string, at: string): string;
+  /** The number of characters of `s`, as compared with 0 and divided into positions (default `length(s)`: characters on SQLite and PostgreSQL, bytes on MariaDB). */
+  count?(s: string): string;
+  /** The integer quotient of two integers (default `a / b`: integer division on SQLite and PostgreSQL, not on MariaDB). */
+  quotient?(a: string, b: string): string;
+}
+
+/** `slugTag` in SQL over the column expression `s`. */
+export function slugBucketSql(s: string, sql: SlugBucketFunctions): string {
+  const n = sql.length(s);
+  const count = sql.count?.(s) ?? `length(${s})`;
+  const quotient = sql.quotient ?? ((a: string, b: string): string => `${a} / ${b}`);
+  const cp = (at: string): string => sql.codePoint(s, at);
+  return `(CASE WHEN ${count} = 0 THEN 3 ELSE ((${n} * 1000003 + ${cp("1")} * 8191 + ${cp(count)} * 131 + ${cp(`${quotient(count, "2")} + 1`)} * 7 + ${cp(`${quotient(count, "3")} + 1`)}) % ${SLUG_BUCKETS}) * 4 + 3 END)`;
 }
 
 /** Tables whose rows belong to a post through this column (their triggers bump the post's tag). */

@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import type { Knex } from "knex";
 import { EPOCH_TAG } from "./cache-tags";
-import { dialectFor } from "./dialects";
+import { dialectFor, type TriggersRefused } from "./dialects";
 import { recordCreated } from "./ownership";
 import { schemaOf, TABLE_BASES, type TableKey, type Tables } from "./tables";
 
@@ -259,8 +259,12 @@ export async function migrateCore(knex: Knex, tables: Tables): Promise<boolean> 
   return created === steps.length;
 }
 
-/** The cache-tags table (lib/db/cache-tags.ts), its epoch and the dialect's triggers on the core tables. */
-export async function migrateCacheTags(knex: Knex, tables: Tables): Promise<void> {
+/**
+ * The cache-tags table (lib/db/cache-tags.ts), its epoch and the dialect's
+ * triggers on the core tables. Null once the triggers are in place (or where
+ * the dialect has none); else why the server refused them (`TriggersRefused`).
+ */
+export async function migrateCacheTags(knex: Knex, tables: Tables): Promise<TriggersRefused | null> {
   const table = tables.unqualified(tables.cacheTags);
   await createTableIfMissing(knex, tables, table, (t) => {
     t.bigInteger("tag").primary();
@@ -282,12 +286,12 @@ export async function migrateCacheTags(knex: Knex, tables: Tables): Promise<void
     .insert({ tag: EPOCH_TAG, version: randomInt(1, 2 ** 47) })
     .onConflict("tag")
     .ignore();
-  await dialectFor(knex).cacheTagTriggers?.createCore(knex, tables);
+  return (await dialectFor(knex).cacheTagTriggers?.createCore(knex, tables)) ?? null;
 }
 
-/** The tag triggers of a post type's typed-field table (created with the table, or added to one made before tags existed). */
-export async function migrateFieldTableTags(knex: Knex, tables: Tables, postType: string): Promise<void> {
-  await dialectFor(knex).cacheTagTriggers?.createForFieldTable(knex, tables, postType);
+/** The tag triggers of a post type's typed-field table (created with the table, or added to one made before tags existed); as `migrateCacheTags`. */
+export async function migrateFieldTableTags(knex: Knex, tables: Tables, postType: string): Promise<TriggersRefused | null> {
+  return (await dialectFor(knex).cacheTagTriggers?.createForFieldTable(knex, tables, postType)) ?? null;
 }
 
 /** Whether `index` exists on `table` (a name from `tables`, qualified or not). */

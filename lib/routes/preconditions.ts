@@ -82,8 +82,9 @@ export interface WriteCheck {
  * first GET, the ETag compared is that of a second GET made after the
  * read, and the write's transaction fails with 412 when one of them moved
  * since. Any write the read missed is then either in the second GET (its
- * ETag) or a version change. Without guards (MariaDB, or a GET that names
- * no tags) the window of one GET stays.
+ * ETag) or a version change. Without guards (a database whose server
+ * refused the tag triggers, or a GET that names no tags) the window of one
+ * GET stays.
  */
 export async function checkWriteConditions(table: RouteTable, write: WriteConditions): Promise<WriteCheck> {
   const ifMatch = parseTagList(write.ifMatch);
@@ -106,6 +107,7 @@ export async function checkWriteConditions(table: RouteTable, write: WriteCondit
     const named = current.request?.dependencies;
     if (named === undefined || named.size === 0) break;
     const taken = await guards.snapshot(named);
+    if (taken === null) break;
     current = await read();
     const again = current.request?.dependencies;
     if (again !== undefined && again.size > 0 && [...again].every((tag) => named.has(tag))) snapshot = taken;

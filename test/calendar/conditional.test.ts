@@ -24,7 +24,7 @@ function removeStore(file: string): void {
   for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
 }
 
-/** The stored-answer file where the database keeps cache tags (not on MariaDB/MySQL). */
+/** The stored-answer file where the database has a revision token (not on MariaDB/MySQL, which would not open it). */
 function storeFor(db: TestTarget): { file: string } | false {
   return db.name === "mysql" ? false : { file: storeFile() };
 }

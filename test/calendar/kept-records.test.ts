@@ -241,7 +241,7 @@ forEachDatabase("calendar: kept records", (db) => {
     }
   };
 
-  it("is off on MariaDB/MySQL (no triggers keep the tags)", function () {
+  it("is off on MariaDB/MySQL (tags are kept, but no revision token says whether anything committed while a record was built)", function () {
     if (db.name !== "mysql") this.skip();
     expect(site().site.rest.records).to.equal(undefined);
   });

@@ -129,7 +129,7 @@ forEachDatabase("calendar: published index", (db) => {
     }
   };
 
-  it("is off on MariaDB/MySQL (no triggers keep the tags)", function () {
+  it("is off on MariaDB/MySQL (no revision token, and no tag changes in commit order)", function () {
     if (db.name !== "mysql") this.skip();
     expect(sites().indexed.site.engine.publishedIndex("event")).to.equal(null);
   });

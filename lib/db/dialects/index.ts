@@ -4,7 +4,7 @@ import { postgres } from "./postgres";
 import { sqlite } from "./sqlite";
 import type { Dialect } from "./types";
 
-export type { CacheTagTriggers, Dialect, DialectName, RevisionSource, SearchIndex } from "./types";
+export type { CacheTagTriggers, Dialect, DialectName, RevisionSource, SearchIndex, TriggersRefused } from "./types";
 
 /** Every database calpress runs on (see ./types.ts for how to add one); SQLite last, as it takes any path without a URL scheme. */
 export const DIALECTS: readonly Dialect[] = [postgres, mysql, sqlite];
@@ -19,7 +19,7 @@ export function dialectFor(knex: Knex): Dialect {
   return dialectOfClient(String(knex.client.config.client ?? "")) ?? sqlite;
 }
 
-/** Whether the database keeps cache tags up to date (its dialect has the triggers). */
+/** Whether the database's dialect keeps cache tags by triggers (that a server refused them is the engine's `cacheTagsKept`). */
 export function cacheTagsMaintained(knex: Knex): boolean {
   return dialectFor(knex).cacheTagTriggers !== null;
 }

@@ -1,5 +1,8 @@
+import { createHash } from "node:crypto";
 import type { Knex } from "knex";
-import type { Dialect } from "./types";
+import { POST_OWNED, SITE_TABLES, SITE_TAG, SLUGS_TAG, slugBucketSql } from "../cache-tags";
+import { quoted, TABLE_BASES, type Tables } from "../tables";
+import type { CacheTagTriggers, Dialect, TriggersRefused } from "./types";
 
 /** `mysql://` or `mariadb://user:password@host:port/database`. */
 function configFromTarget(target: string): Knex.Config | null {
@@ -24,11 +27,131 @@ function configFromTarget(target: string): Knex.Config | null {
   };
 }
 
+// ------------------------------------------------------------------ cache tags (lib/db/cache-tags.ts)
+
+/*
+ * One trigger per table and event (AFTER INSERT, UPDATE, DELETE), so that
+ * servers that allow only one per table, event and timing (MariaDB before
+ * 10.2.3, MySQL before 5.7.2) take them too. Bodies cannot take bindings:
+ * names are quoted with `quoted` (from `Tables`, safe identifiers only) and
+ * numbers are this module's.
+ *
+ * There is no deferred trigger here: every bump locks its tag's row from the
+ * write that made it until the transaction ends, as on SQLite (where the
+ * whole database is locked anyway) and unlike PostgreSQL's slug tags, which
+ * it bumps at commit. A deadlock this causes (a writer holding SLUGS_TAG
+ * waits for a row another holds who waits for SLUGS_TAG) is rolled back by
+ * InnoDB and run again by `Engine.write`, like those of the unique slug index.
+ *
+ * No `stamp`: nothing here orders commits (`tagChanges` is null), so the
+ * layers that follow tag changes stay off (lib/cache/README.md).
+ */
+type MysqlTrigger = { name: string; table: string; event: "INSERT" | "UPDATE" | "DELETE"; body: string };
+
+/** The bump of tag `expr` (a statement of a trigger body). */
+function bump(knex: Knex, tables: Tables, expr: string): string {
+  return `INSERT INTO ${quoted(knex, tables.cacheTags)} (tag, version) VALUES (${expr}, 1) ON DUPLICATE KEY UPDATE version = version + 1;`;
+}
+
+/** `slugTag` in MariaDB/MySQL: `length` counts bytes and `/` does not truncate; a character's code point is its UTF-32 value. */
+function slugBucket(s: string): string {
+  return slugBucketSql(s, {
+    length: (x) => `char_length(${x})`,
+    count: (x) => `char_length(${x})`,
+    codePoint: (x, at) => `ord(convert(substr(${x}, ${at}, 1) using utf32))`,
+    quotient: (a, b) => `${a} DIV ${b}`,
+  });
+}
+
+/** The three triggers of `base` (a table's base name): `<prefix>cache_tag_<base>_ins` and so on, each a `BEGIN … END` block of `statements(row)`. */
+function rowTriggers(knex: Knex, tables: Tables, base: string, statements: (row: "NEW" | "OLD", event: MysqlTrigger["event"]) => string): MysqlTrigger[] {
+  const table = tables.name(base);
+  // Trigger names are the schema's and at most 64 characters: a long prefix and post type name get a hash.
+  const named = tables.name(`cache_tag_${base}_ins`).length <= 64 ? base : createHash("sha1").update(base).digest("hex").slice(0, 20);
+  const trigger = (op: string, event: MysqlTrigger["event"], row: "NEW" | "OLD"): MysqlTrigger => ({
+    name: tables.name(`cache_tag_${named}_${op}`),
+    table,
+    event,
+    body: `BEGIN ${statements(row, event)} END`,
+  });
+  return [trigger("ins", "INSERT", "NEW"), trigger("upd", "UPDATE", "NEW"), trigger("del", "DELETE", "OLD")];
+}
+
+/** An update that may change what a lookup by slug finds (PostgreSQL's calpress_tag_slugs). */
+const SLUG_CHANGED = ["slug", "status", "type", "language", "translation_group"].map((c) => `NOT (NEW.${c} <=> OLD.${c})`).join(" OR ");
+
+function postTriggers(knex: Knex, tables: Tables): MysqlTrigger[] {
+  const b = (expr: string): string => bump(knex, tables, expr);
+  return rowTriggers(knex, tables, TABLE_BASES.posts, (row, event) => {
+    const own = b(`${row}.id * 4`);
+    if (event === "INSERT") return `${own} ${b(String(SLUGS_TAG))} ${b(slugBucket("NEW.slug"))}`;
+    if (event === "DELETE") return `${own} ${b(String(SLUGS_TAG))} ${b(slugBucket("OLD.slug"))}`;
+    return `${own} IF ${SLUG_CHANGED} THEN ${b(String(SLUGS_TAG))} ${b(slugBucket("OLD.slug"))} ${b(slugBucket("NEW.slug"))} END IF;`;
+  });
+}
+
+function coreTagTriggers(knex: Knex, tables: Tables): MysqlTrigger[] {
+  const b = (expr: string): string => bump(knex, tables, expr);
+  return [
+    ...postTriggers(knex, tables),
+    ...rowTriggers(knex, tables, TABLE_BASES.terms, (row) => b(`${row}.id * 4 + 1`)),
+    ...POST_OWNED.flatMap(({ table, column }) => rowTriggers(knex, tables, TABLE_BASES[table], (row) => b(`${row}.${column} * 4`))),
+    ...SITE_TABLES.flatMap((table) => rowTriggers(knex, tables, TABLE_BASES[table], () => b(String(SITE_TAG)))),
+  ];
+}
+
+/** Errors of a server that will not let this user create a trigger (privileges, binary logging, a trigger of the host's own on an old server). */
+const REFUSALS = new Set([1044, 1142, 1227, 1235, 1419]);
+
+/**
+ * Creates the missing triggers, and makes again those whose body is not the
+ * one defined here (a database from an older calpress; `CREATE OR REPLACE`
+ * is MariaDB's, so a table never goes without its trigger).
+ */
+async function createTriggers(knex: Knex, tables: Tables, triggers: MysqlTrigger[]): Promise<TriggersRefused | null> {
+  const names = triggers.map((t) => t.name);
+  const rows = (await knex("information_schema.TRIGGERS")
+    .where("TRIGGER_SCHEMA", knex.raw("database()"))
+    .whereIn("TRIGGER_NAME", names)
+    .select({ name: "TRIGGER_NAME", body: "ACTION_STATEMENT" })) as Array<{ name: string; body: string }>;
+  const present = new Map(rows.map((r) => [r.name, r.body]));
+  for (const trigger of triggers) {
+    const body = present.get(trigger.name);
+    if (body === trigger.body) continue;
+    const verb = body === undefined ? "CREATE TRIGGER" : "CREATE OR REPLACE TRIGGER";
+    try {
+      // `event` is this module's literal; the body's names are quoted above.
+      await knex.raw(`${verb} ?? AFTER ${trigger.event} ON ?? FOR EACH ROW ${trigger.body}`, [trigger.name, trigger.table]);
+    } catch (err) {
+      const e = err as { errno?: number; sqlMessage?: string; message?: string };
+      // 1359: a concurrent migrator created it first.
+      if (e.errno === 1359) continue;
+      if (e.errno !== undefined && REFUSALS.has(e.errno)) {
+        return (
+          `the database refused to create calpress's cache-tag triggers (${String(e.sqlMessage ?? e.message)}): If-Match cannot protect a write ` +
+          "against a concurrent editor until they exist. Grant the database user the TRIGGER privilege on calpress's tables and, where " +
+          "binary logging is on, SUPER or log_bin_trust_function_creators = 1 on the server; then migrate again (calpress migrate, or a restart)."
+        );
+      }
+      throw err;
+    }
+  }
+  return null;
+}
+
+const tagTriggers: CacheTagTriggers = {
+  createCore: (k, tables) => createTriggers(k, tables, coreTagTriggers(k, tables)),
+  createForFieldTable: (k, tables, postType) => createTriggers(k, tables, rowTriggers(k, tables, `fields_${postType}`, (row) => bump(k, tables, `${row}.post_id * 4`))),
+};
+
+// ------------------------------------------------------------------ the dialect
+
 /**
  * MariaDB/MySQL: concurrent writers lock rows; a failed statement is rolled
  * back alone; tables are InnoDB, utf8mb4 with a binary collation (so text
- * sorts by code point). No RETURNING, no cache-tag triggers yet and no cheap
- * commit counter: nothing is cached or stored by revision there. MariaDB has
+ * sorts by code point). No RETURNING. Cache tags are kept by triggers (so
+ * `If-Match` writes are guarded), but there is no cheap commit counter and
+ * nothing orders commits: nothing is cached or stored by revision there. MariaDB has
  * no n-gram parser, and a FULLTEXT index finds whole words or word prefixes
  * only, which cannot narrow a substring search without losing matches:
  * search scans.
@@ -70,7 +193,7 @@ export const mysql: Dialect = {
     const r = await k.raw("select 1 from information_schema.statistics where table_schema = database() and table_name = ? and index_name = ?", [table, index]);
     return (r as unknown[][])[0].length > 0;
   },
-  cacheTagTriggers: null,
+  cacheTagTriggers: tagTriggers,
   tagChanges: () => null,
   searchIndex: null,
   searchCaseFolding: null,

@@ -17,11 +17,10 @@ function bump(cacheTags: string): string {
 
 /** `slugTag` in PostgreSQL (`ascii` gives a character's code point in a UTF-8 database). */
 function slugBucket(s: string): string {
-  return slugBucketSql(
-    s,
-    (x) => `length(${x})::bigint`,
-    (x, at) => `ascii(substr(${x}, ${at}, 1))::bigint`,
-  );
+  return slugBucketSql(s, {
+    length: (x) => `length(${x})::bigint`,
+    codePoint: (x, at) => `ascii(substr(${x}, ${at}, 1))::bigint`,
+  });
 }
 
 /** One trigger function per way of finding the tag (base names, prefixed); `TG_ARGV[0]` is the column, `TG_ARGV[1]` the kind. */
@@ -186,13 +185,18 @@ function tagChanges(k: Knex, tables: Tables): TagChanges {
   };
 }
 
+/* Failures throw: the tables' owner may always create triggers on them. */
 const tagTriggers: CacheTagTriggers = {
   async createCore(k, tables) {
     await createFunctions(k, tables);
     await createTriggers(k, tables, coreTagTriggers(tables));
     await createSlugsTrigger(k, tables);
+    return null;
   },
-  createForFieldTable: (k, tables, postType) => createTriggers(k, tables, [{ table: tables.fields(postType), fn: "calpress_tag_row", args: "'post_id', '0'" }]),
+  async createForFieldTable(k, tables, postType) {
+    await createTriggers(k, tables, [{ table: tables.fields(postType), fn: "calpress_tag_row", args: "'post_id', '0'" }]);
+    return null;
+  },
 };
 
 // ------------------------------------------------------------------ search index (lib/db/search-index.ts)

@@ -181,11 +181,10 @@ function bump(knex: Knex, tables: Tables, expr: string): string {
 
 /** `slugTag` in SQLite (`unicode` gives a character's code point). */
 function slugBucket(s: string): string {
-  return slugBucketSql(
-    s,
-    (x) => `length(${x})`,
-    (x, at) => `unicode(substr(${x}, ${at}, 1))`,
-  );
+  return slugBucketSql(s, {
+    length: (x) => `length(${x})`,
+    codePoint: (x, at) => `unicode(substr(${x}, ${at}, 1))`,
+  });
 }
 
 /** The three triggers of `base` (a table's base name, as TABLE_BASES gives it): `<prefix>cache_tag_<base>_ins` and so on. */
@@ -263,9 +262,16 @@ function tagChanges(k: Knex, tables: Tables): TagChanges {
   };
 }
 
+/* Failures throw: SQLite has no privileges to refuse them. */
 const tagTriggers: CacheTagTriggers = {
-  createCore: (k, tables) => createTriggers(k, coreTagTriggers(k, tables)),
-  createForFieldTable: (k, tables, postType) => createTriggers(k, rowTriggers(k, tables, `fields_${postType}`, (r) => `${r}.post_id * 4`)),
+  async createCore(k, tables) {
+    await createTriggers(k, coreTagTriggers(k, tables));
+    return null;
+  },
+  async createForFieldTable(k, tables, postType) {
+    await createTriggers(k, rowTriggers(k, tables, `fields_${postType}`, (r) => `${r}.post_id * 4`));
+    return null;
+  },
 };
 
 // ------------------------------------------------------------------ search index (lib/db/search-index.ts)

@@ -130,11 +130,19 @@ export interface Dialect {
   analyzeAfterBulk(k: Knex, tables: readonly string[]): Promise<void>;
 }
 
+/**
+ * Where a server may refuse a user the right to create triggers (MariaDB/MySQL:
+ * the TRIGGER privilege, and SUPER or `log_bin_trust_function_creators` with
+ * binary logging), the creators answer why instead of failing the migration:
+ * the database then works as before, but nothing may rely on its tags.
+ */
+export type TriggersRefused = string;
+
 export interface CacheTagTriggers {
-  /** Creates the missing triggers of the core tables; idempotent and tolerant of a concurrent migrator. */
-  createCore(k: Knex, tables: Tables): Promise<void>;
+  /** Creates the missing triggers of the core tables; idempotent and tolerant of a concurrent migrator. Null once all are in place. */
+  createCore(k: Knex, tables: Tables): Promise<TriggersRefused | null>;
   /** The same for a post type's typed-field table (its rows belong to `post_id`). */
-  createForFieldTable(k: Knex, tables: Tables, postType: string): Promise<void>;
+  createForFieldTable(k: Knex, tables: Tables, postType: string): Promise<TriggersRefused | null>;
 }
 
 /**
