@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { expandSeries, horizonWall, MAX_OCCURRENCES, type SeriesBase } from "../../lib/calendar/recurrence/expand";
+import { expandSeries, horizonWall, MAX_OCCURRENCES, occurrencesToStore, type SeriesBase } from "../../lib/calendar/recurrence/expand";
 import { parseRecurrence, RecurrenceError } from "../../lib/calendar/recurrence/rules";
 import { endsBefore } from "../../lib/calendar/recurrence/series";
 
@@ -145,6 +145,24 @@ describe("recurrence: expanding a series", () => {
     expect(() => starts(["RRULE:FREQ=DAILY"], utc("2000-01-01 10:00:00", "2000-01-01 11:00:00"), "2028-01-01 00:00:00")).to.throw(RecurrenceError, new RegExp(`more than ${MAX_OCCURRENCES} occurrences`));
   });
 
+  it("stores a series whose rules end in full wherever it starts; an open-ended one up to its horizon from the later of now and its start", () => {
+    const now = new Date("2026-06-01T00:00:00Z");
+    const in2030 = utc("2030-03-05 18:00:00", "2030-03-05 19:00:00");
+    const store = (lines: string[], base: SeriesBase, days = 730): string[] => occurrencesToStore(parseRecurrence(lines), base, now, days).map((o) => o.key);
+    // Weekly, ten times, four years from now: all ten (the horizon counted from today would keep one).
+    expect(store(["RRULE:FREQ=WEEKLY;COUNT=10"], in2030)).to.have.length(10);
+    expect(store(["RRULE:FREQ=MONTHLY;UNTIL=20400101T000000Z"], in2030)).to.have.length(118);
+    // Open-ended: 730 days from its own start, not from today.
+    const open = store(["RRULE:FREQ=WEEKLY"], in2030);
+    expect(open[0]).to.equal("2030-03-05 18:00:00");
+    expect(open.at(-1)).to.equal("2032-03-02 18:00:00");
+    // Open-ended and started long ago: from today.
+    expect(store(["RRULE:FREQ=MONTHLY"], utc("2020-01-10 18:00:00", "2020-01-10 19:00:00")).at(-1)).to.equal("2028-05-10 18:00:00");
+    // Finite but past the bound: up to the horizon, as an open-ended one (the daily extension adds the rest).
+    const long = store(["RRULE:FREQ=DAILY;COUNT=99999"], utc("2026-06-01 18:00:00", "2026-06-01 19:00:00"));
+    expect(long).to.have.length(731);
+  });
+
   it("keys each occurrence by the wall clock its rule made it at, also when a DST gap moved its start", () => {
     const keys = expandSeries(parseRecurrence(["RRULE:FREQ=DAILY;COUNT=2"]), rome("2026-03-28 02:30:00", "2026-03-28 03:30:00"), FAR).map((o) => [o.key, o.times.start_local]);
     expect(keys).to.deep.equal([
@@ -153,8 +171,18 @@ describe("recurrence: expanding a series", () => {
     ]);
   });
 
-  it("reports a rule ical.js refuses while expanding it as a RecurrenceError (a 400), not a failure", () => {
-    expect(() => starts(["RRULE:FREQ=YEARLY;BYYEARDAY=366;BYMONTH=1"], utc("2026-01-01 10:00:00", "2026-01-01 11:00:00"))).to.throw(RecurrenceError, /cannot be expanded \(Invalid BYYEARDAY rule\)/);
+  it("refuses a rule that would never repeat from the series' start, naming its line (what ical.js looped on)", () => {
+    const monday = utc("2030-01-07 10:00:00", "2030-01-07 11:00:00");
+    const now = new Date("2026-06-01T00:00:00Z");
+    for (const rule of ["RRULE:FREQ=DAILY;INTERVAL=7;BYDAY=TU", "RRULE:FREQ=DAILY;INTERVAL=14;BYDAY=WE", "RRULE:FREQ=YEARLY;BYYEARDAY=366;BYMONTH=1", "RRULE:FREQ=YEARLY;BYSETPOS=366;BYYEARDAY=1,366"]) {
+      expect(() => occurrencesToStore(parseRecurrence(["RDATE;VALUE=DATE:20300301", rule]), monday, now, 730), rule).to.throw(RecurrenceError, /^recurrence\[1\]: the rule makes no occurrence after the start \(2030-01-07\): it would never repeat\.$/);
+    }
+    // From a Tuesday the first rule is weekly; a finite series is stored in full, wherever it starts.
+    expect(occurrencesToStore(parseRecurrence(["RRULE:FREQ=DAILY;INTERVAL=7;BYDAY=TU;COUNT=3"]), utc("2040-01-03 10:00:00", "2040-01-03 11:00:00"), now, 730).map((o) => o.key)).to.deep.equal([
+      "2040-01-03 10:00:00",
+      "2040-01-10 10:00:00",
+      "2040-01-17 10:00:00",
+    ]);
   });
 
   it("without rules is the event itself", () => {

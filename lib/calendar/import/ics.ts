@@ -51,7 +51,7 @@ import type { CurrentUser } from "../../users/types";
 import { nowOf } from "../events/dates";
 import { createEvent, updateEvent, type EventWriteInput } from "../events/operations";
 import { EVENT } from "../post-types";
-import { expandSeries, horizonWall } from "../recurrence/expand";
+import { occurrencesToStore } from "../recurrence/expand";
 import { parseRecurrence, RecurrenceError } from "../recurrence/rules";
 import { detachedOccurrences, horizonDays } from "../recurrence/series";
 import { occurrenceId } from "../../posts/occurrence-ids";
@@ -387,8 +387,9 @@ function importSource(calendar: Component, given: string | undefined): string {
 }
 
 /**
- * Counts the occurrences the series of a file would have up to the site's
- * horizon, as the writes would materialise them, and refuses the file once
+ * Counts the occurrences the series of a file would store, as the writes
+ * would materialise them (a finite series in full, an open-ended one up to
+ * its horizon), and refuses the file once
  * their sum passes the budget (so at most one series past it is expanded).
  */
 async function occurrenceCounter(engine: EngineApi, budget: number): Promise<(input: EventWriteInput) => void> {
@@ -405,9 +406,9 @@ async function occurrenceCounter(engine: EngineApi, budget: number): Promise<(in
     const start = String(input.start_date);
     const end = String(input.end_date);
     const base = { startLocal: allDay ? `${start} 00:00:00` : start, endLocal: allDay ? `${end} 23:59:59` : end, zone, allDay };
-    total += expandSeries(parseRecurrence(lines), base, horizonWall(now, days, zone)).length;
+    total += occurrencesToStore(parseRecurrence(lines), base, now, days).length;
     if (total > budget) {
-      throw new ImportBudgetError("occurrences", `The file's series would make more than ${budget} occurrences up to the site's horizon (${days} days).`);
+      throw new ImportBudgetError("occurrences", `The file's series would make more than ${budget} occurrences (open-ended ones counted up to the site's horizon, ${days} days).`);
     }
   };
 }

@@ -13,13 +13,18 @@
  * BYSECOND), EXRULE (deprecated by RFC 5545) and RDATE periods.
  */
 import { Info } from "luxon";
+import { RecurrenceError } from "./errors";
+import { ruleParts, type RuleParts } from "./rrule";
+
+export { RecurrenceError };
 
 /** At most this many lines, and dates in all RDATE/EXDATE lines together. */
 export const MAX_RECURRENCE_LINES = 20;
 export const MAX_RECURRENCE_DATES = 1000;
 const MAX_LINE_LENGTH = 2000;
 
-export type Frequency = "DAILY" | "WEEKLY" | "MONTHLY" | "YEARLY";
+export type { Frequency } from "./rrule";
+import type { Frequency } from "./rrule";
 
 /** A date or date-time of an RDATE, EXDATE or UNTIL, as written. */
 export interface RuleDate {
@@ -35,9 +40,13 @@ export interface RuleDate {
 export interface ParsedRule {
   /** The rule's text, normalised (names upper case, as written otherwise), without `RRULE:`. */
   text: string;
+  /** Its line's position in the recurrence, for messages naming it. */
+  index: number;
   freq: Frequency;
   until?: RuleDate;
   count?: number;
+  /** Its BY parts, INTERVAL and WKST, for the expansion (lib/calendar/recurrence/rrule.ts). */
+  parts: RuleParts;
 }
 
 export interface ParsedRecurrence {
@@ -47,8 +56,6 @@ export interface ParsedRecurrence {
   rdates: RuleDate[];
   exdates: RuleDate[];
 }
-
-export class RecurrenceError extends Error {}
 
 /** A RuleDate's day as `YYYY-MM-DD` (its time and zone left out). */
 export function ruleDay(d: RuleDate): string {
@@ -136,9 +143,10 @@ function parseRule(value: string, index: number): ParsedRule {
   if (seen.has("BYYEARDAY") && (freq === "DAILY" || freq === "WEEKLY" || freq === "MONTHLY")) fail(index, "BYYEARDAY is only allowed with FREQ=YEARLY.");
   if (seen.has("BYMONTHDAY") && freq === "WEEKLY") fail(index, "BYMONTHDAY is not allowed with FREQ=WEEKLY.");
   if (/[+-]?\d/.test(seen.get("BYDAY") ?? "") && freq !== "MONTHLY" && freq !== "YEARLY") fail(index, "BYDAY ordinals (1MO, -1FR) are only allowed with FREQ=MONTHLY or YEARLY.");
+  if (/[+-]?\d/.test(seen.get("BYDAY") ?? "") && seen.has("BYWEEKNO")) fail(index, "BYDAY ordinals (1MO, -1FR) cannot be given with BYWEEKNO.");
   if (seen.has("BYSETPOS") && ![...seen.keys()].some((k) => k.startsWith("BY") && k !== "BYSETPOS")) fail(index, "BYSETPOS needs another BY… part to select from.");
-  // ical.js steps a daily rule day by day until a day matches, with no limit: a rule no day matches would never return.
-  if (freq === "DAILY" && seen.has("BYMONTHDAY") && !someDayFits(seen.get("BYMONTHDAY") ?? "", seen.get("BYMONTH"))) {
+  // Said before any expansion, which would find the same (lib/calendar/recurrence/expand.ts `checkRepeats`), in plainer words.
+  if (seen.has("BYMONTHDAY") && !someDayFits(seen.get("BYMONTHDAY") ?? "", seen.get("BYMONTH"))) {
     fail(index, "no day of BYMONTHDAY falls in a month of BYMONTH: the rule would never repeat.");
   }
   let until: RuleDate | undefined;
@@ -149,7 +157,7 @@ function parseRule(value: string, index: number): ParsedRule {
     until = parsed;
   }
   const text = [...seen].map(([k, v]) => `${k}=${v}`).join(";");
-  return { text, freq, until, count: seen.has("COUNT") ? Number(seen.get("COUNT")) : undefined };
+  return { text, index, freq, until, count: seen.has("COUNT") ? Number(seen.get("COUNT")) : undefined, parts: ruleParts(text) };
 }
 
 /** Parses and checks an event's `recurrence` (an array of lines). Throws RecurrenceError with a message naming the line. */

@@ -2,18 +2,21 @@
  * An event with a `recurrence` is a series: its lines are stored with it
  * (the typed field `recurrence`, a JSON array of the normalised lines) and
  * its occurrences, the series' own start first, are materialised in the
- * engine's occurrences table up to the horizon, in the same transaction as
- * the write that changed them. A single event has none.
+ * engine's occurrences table, in the same transaction as the write that
+ * changed them. A single event has none.
  *
- * The horizon is the site option `recurrence_horizon_days` (default 730,
- * at most 3650) after now; `extendSeries` moves it on as time passes.
+ * A series whose rules end is stored in full; an open-ended one (or one too
+ * long to store in full) up to its horizon: the site option
+ * `recurrence_horizon_days` (default 730, at most 3650) after the later of
+ * now and its start (lib/calendar/recurrence/expand.ts
+ * `occurrencesToStore`); `extendSeries` moves it on as time passes.
  */
 import { DateTime } from "luxon";
 import type { EngineApi } from "../../engine-api";
 import { POST_STATUSES, type LoadedPost } from "../../posts/types";
 import type { OccurrenceInput } from "../../posts/types";
 import { EVENT } from "../post-types";
-import { expandSeries, horizonWall } from "./expand";
+import { occurrencesToStore } from "./expand";
 import { parseRecurrence, RecurrenceError, ruleDay, type ParsedRecurrence } from "./rules";
 
 export const RECURRENCE_HORIZON_OPTION = "recurrence_horizon_days";
@@ -50,7 +53,7 @@ export function seriesOccurrences(post: LoadedPost, now: Date, days: number, sit
   const zone = typeof f.timezone === "string" && f.timezone !== "" ? f.timezone : siteZone;
   if (typeof f.start_local !== "string" || typeof f.end_local !== "string") throw new RecurrenceError("a series needs a start and an end date.");
   const base = { startLocal: f.start_local, endLocal: f.end_local, zone, allDay: f.all_day === true };
-  return expandSeries(parseRecurrence(lines), base, horizonWall(now, days, zone)).map((o) => ({ key: o.key, ...o.times }));
+  return occurrencesToStore(parseRecurrence(lines), base, now, days).map((o) => ({ key: o.key, ...o.times }));
 }
 
 /**

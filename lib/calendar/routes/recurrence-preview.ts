@@ -5,8 +5,9 @@
  * (lib/calendar/recurrence/expand.ts) and nothing stored. The arguments are
  * the event write's own (lib/calendar/events/args.ts), so a bad rule is the
  * same 400 as on `POST /events`. Public, since it only computes; bounded, since
- * it answers at most MAX_PREVIEW_COUNT occurrences and steps the rules at most
- * MAX_PREVIEW_STEPS times and MAX_PREVIEW_MS in all.
+ * it answers at most MAX_PREVIEW_COUNT occurrences and the rules test at most
+ * MAX_PREVIEW_DAYS days in all (lib/calendar/recurrence/rrule.ts: no single
+ * step of a rule escapes that count).
  */
 import type { DateTime } from "luxon";
 import { READABLE, type RestRequest } from "../../routes/types";
@@ -18,23 +19,17 @@ import { dateRule } from "../events/rules";
 import { invalidParam } from "../events/errors";
 import { eventTimeFields } from "../event-times";
 import { previewSeries, type SeriesPreview } from "../recurrence/expand";
+import { StepBudget } from "../recurrence/rrule";
 import { parseRecurrence, RecurrenceError, type ParsedRecurrence } from "../recurrence/rules";
 
 /** At most this many occurrences per answer (`count`). */
 export const MAX_PREVIEW_COUNT = 50;
 /**
- * At most this many rule steps per answer, all rules together (a few tens of
- * milliseconds): enough to reach `after` or count the series five years out
- * for a daily rule, 38 for a weekly one. Anyone may ask, so far less than
- * a stored series may take (MAX_OCCURRENCES).
+ * At most this many days tested per answer, all rules together (a few
+ * milliseconds): a daily rule's next 270 years, a weekly one's too. Anyone
+ * may ask, so far less than a stored series may take (EXPANSION_BUDGET).
  */
-export const MAX_PREVIEW_STEPS = 2000;
-/**
- * And at most this long stepping them: one step of a sparse rule (a daily
- * rule on the Mondays that are 29 February) walks ical.js through years of
- * days, which no count of steps bounds.
- */
-export const MAX_PREVIEW_MS = 250;
+export const MAX_PREVIEW_DAYS = 100_000;
 
 interface PreviewParams {
   recurrence: unknown;
@@ -99,7 +94,7 @@ export function registerRecurrencePreviewRoute(host: CalendarHost): void {
     description:
       "The first `count` occurrences an event with these dates and this `recurrence` would have, computed as a stored series' are, nothing stored. " +
       "`bounded`: every rule has COUNT or UNTIL (the series ends); `total_known`: how many occurrences the whole series has, or null when it does not end " +
-      `or counting them would take more than ${MAX_PREVIEW_STEPS} rule steps or ${MAX_PREVIEW_MS} ms (which also bound how far past the start \`after\` can reach).`,
+      `or counting them would test more than ${MAX_PREVIEW_DAYS} days (which also bounds how far past the start \`after\` can reach).`,
     responses: {
       "200": {
         description: "The occurrences, first to last.",
@@ -115,7 +110,6 @@ export function registerRecurrencePreviewRoute(host: CalendarHost): void {
       "400": { description: "Invalid parameter(s): a bad rule, date or time zone, or an end before the start." },
     },
     async handler(req: RestRequest<PreviewParams>) {
-      const deadline = Date.now() + MAX_PREVIEW_MS;
       const p = req.params;
       const tz = typeof p.timezone === "string" ? p.timezone.trim() : "";
       const timezoneSent = tz !== "";
@@ -128,7 +122,7 @@ export function registerRecurrencePreviewRoute(host: CalendarHost): void {
       const afterUtc = p.after === undefined ? undefined : dateOf(p.after, "after", zone, timezoneSent, now).toUTC().toFormat(SQL_FORMAT);
       const parsed: ParsedRecurrence = recurrenceOf(() => parseRecurrence(p.recurrence));
       const base = { startLocal: times.start_local, endLocal: times.end_local, zone, allDay: times.all_day };
-      const preview: SeriesPreview = recurrenceOf(() => previewSeries(parsed, base, { count: p.count, afterUtc, maxSteps: MAX_PREVIEW_STEPS, deadline }));
+      const preview: SeriesPreview = recurrenceOf(() => previewSeries(parsed, base, { count: p.count, afterUtc, budget: new StepBudget(MAX_PREVIEW_DAYS) }));
       return {
         occurrences: preview.occurrences.map(({ times: o }) => ({ start_date: o.start_local, end_date: o.end_local, utc_start_date: o.start_utc, utc_end_date: o.end_utc })),
         total_known: preview.total,
