@@ -14,7 +14,7 @@ import { plainText } from "../../format/plain-text";
 import type { Json, JsonObject } from "../records/context";
 import { str } from "../records/common";
 import { hasVtimezone, vtimezoneGenerator } from "./vtimezone";
-import { feedRecurrence } from "../recurrence/ical";
+import { feedRecurrence, type FeedRecurrence } from "../recurrence/ical";
 
 export const ICAL_CONTENT_TYPE = "text/calendar; charset=utf-8";
 
@@ -116,7 +116,7 @@ function eventData(record: JsonObject, site: FeedSite): ICalEventData {
 }
 
 /** A series' lines for the feed, or null for a single event (or a masked record, which shows none). */
-function recurrenceOf(record: JsonObject): { lines: string[]; lastYear: number } | null {
+function recurrenceOf(record: JsonObject): FeedRecurrence | null {
   const lines = Array.isArray(record.recurrence) ? record.recurrence.filter((l): l is string => typeof l === "string") : [];
   if (lines.length === 0) return null;
   const zone = str(record.timezone);
@@ -124,11 +124,11 @@ function recurrenceOf(record: JsonObject): { lines: string[]; lastYear: number }
   return feedRecurrence(lines, str(record.start_date), zone, allDay, !allDay && hasVtimezone(zone) ? zone : null);
 }
 
-/** The years an event's dates fall in, a series' up to its last (the VTIMEZONE observances must cover them). */
-function years(record: JsonObject): number[] {
-  const own = [str(record.start_date), str(record.end_date)].map((date) => Number(date.slice(0, 4))).filter((year) => Number.isInteger(year) && year > 0);
-  const series = recurrenceOf(record);
-  return series === null ? own : [...own, series.lastYear];
+/** The years an event's dates fall in, a series' up to its last, as spans (the VTIMEZONE observances must cover them). */
+function years(record: JsonObject): Array<readonly [number, number]> {
+  const [first, last] = [str(record.start_date), str(record.end_date)].map((date) => Number(date.slice(0, 4)));
+  const own: Array<readonly [number, number]> = Number.isInteger(first) && first > 0 && Number.isInteger(last) && last >= first ? [[first, last]] : [];
+  return [...own, ...(recurrenceOf(record)?.spans ?? [])];
 }
 
 /** The iCalendar text of a page of event records, in the list's order. */

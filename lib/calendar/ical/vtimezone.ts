@@ -4,11 +4,14 @@
  *
  * ical-generator has no zone database of its own and asks a generator for
  * each TZID it writes. Rather than RRULEs (which would claim today's DST
- * rules held in every year), each offset change between the start of the
- * year before the first event and the end of the year after the last one is
- * written as its own observance, with one more at the start of that span for
- * the offset in force then: a reader finds the exact offset of every event,
- * whatever the zone's history, and the same data gives the same bytes.
+ * rules held in every year), each offset change in the years the feed's
+ * events reach (each with the year before and after) is written as its own
+ * observance, with one more at the start of each run of consecutive years
+ * for the offset in force then: a reader finds the exact offset of every
+ * event, whatever the zone's history, and the same data gives the same
+ * bytes. The work is per year covered, and the years are those of the
+ * feed's own records (a far RDATE adds its year, not the years up to it);
+ * at most MAX_YEARS are covered.
  */
 import { DateTime, IANAZone } from "luxon";
 import { BoundedMemo } from "../../format/memo";
@@ -89,15 +92,49 @@ export function hasVtimezone(zone: string): boolean {
 
 const components = new BoundedMemo<string>(200);
 
-/** The VTIMEZONE of an IANA zone covering the years `fromYear`..`toYear` (inclusive). */
-export function vtimezone(name: string, fromYear: number, toYear: number): string {
-  return components.get(`${name}\u0000${fromYear}\u0000${toYear}`, () => {
+/** At most this many years per VTIMEZONE (a feed page's records reach far fewer). */
+export const MAX_YEARS = 2000;
+
+/** A zone's offset changes within one year, kept: every feed covering that year writes them. */
+const yearTransitions = new BoundedMemo<Transition[]>(20_000);
+
+function transitionsIn(name: string, zone: IANAZone, year: number): Transition[] {
+  return yearTransitions.get(`${name}\u0000${year}`, () => transitions(zone, Date.UTC(year, 0, 1), Date.UTC(year + 1, 0, 1)));
+}
+
+/** Runs of consecutive years: the spans, each widened by a year either side, merged, in order, at most MAX_YEARS in all. */
+export function coveredYears(spans: ReadonlyArray<readonly [number, number]>): Array<[number, number]> {
+  const sorted = spans
+    .filter(([from, to]) => Number.isInteger(from) && Number.isInteger(to) && from <= to)
+    .map(([from, to]) => [Math.max(1, from - 1), Math.min(9999, to + 1)] as [number, number])
+    .sort((a, b) => a[0] - b[0]);
+  const runs: Array<[number, number]> = [];
+  let years = 0;
+  for (const [from, to] of sorted) {
+    const last = runs.at(-1);
+    const start = last !== undefined && from <= last[1] + 1 ? last[1] + 1 : from;
+    if (start > to) continue;
+    const end = Math.min(to, start + (MAX_YEARS - years) - 1);
+    if (end < start) break;
+    if (last !== undefined && start === last[1] + 1) last[1] = end;
+    else runs.push([start, end]);
+    years += end - start + 1;
+  }
+  return runs;
+}
+
+/** The VTIMEZONE of an IANA zone covering the runs of years given (each inclusive, in order). */
+export function vtimezone(name: string, runs: ReadonlyArray<readonly [number, number]>): string {
+  return components.get(`${name}\u0000${runs.map(([a, b]) => `${a}-${b}`).join(",")}`, () => {
     const zone = IANAZone.create(name);
-    const start = Date.UTC(fromYear, 0, 1);
-    const end = Date.UTC(toYear + 1, 0, 1);
-    const initial = offsetAt(zone, start);
-    const lines = ["BEGIN:VTIMEZONE", `TZID:${name}`, ...observance(name, start, initial, initial)];
-    for (const t of transitions(zone, start, end)) lines.push(...observance(name, t.at, t.from, t.to));
+    const lines = ["BEGIN:VTIMEZONE", `TZID:${name}`];
+    for (const [fromYear, toYear] of runs) {
+      // The offset in force when the run begins, then each change within it.
+      const start = Date.UTC(fromYear, 0, 1);
+      const initial = offsetAt(zone, start);
+      lines.push(...observance(name, start, initial, initial));
+      for (let year = fromYear; year <= toYear; year++) for (const t of transitionsIn(name, zone, year)) lines.push(...observance(name, t.at, t.from, t.to));
+    }
     lines.push("END:VTIMEZONE");
     return lines.join("\r\n");
   });
@@ -105,13 +142,13 @@ export function vtimezone(name: string, fromYear: number, toYear: number): strin
 
 /**
  * A generator for ical-generator's calendar: the VTIMEZONE of each zone it
- * is asked for, covering the year before the first and after the last year
- * of the feed (so that an event near New Year, read in any zone, is covered).
+ * is asked for, covering the years of the feed's records (`spans`, with the
+ * year before and after each, so that an event near New Year, read in any
+ * zone, is covered).
  */
-export function vtimezoneGenerator(years: readonly number[]): (zone: string) => string | null {
+export function vtimezoneGenerator(spans: ReadonlyArray<readonly [number, number]>): (zone: string) => string | null {
+  const runs = coveredYears(spans);
   // No events, no zones to describe.
-  if (years.length === 0) return () => null;
-  const fromYear = Math.min(...years) - 1;
-  const toYear = Math.max(...years) + 1;
-  return (zone) => (hasVtimezone(zone) ? vtimezone(zone, fromYear, toYear) : null);
+  if (runs.length === 0) return () => null;
+  return (zone) => (hasVtimezone(zone) ? vtimezone(zone, runs) : null);
 }

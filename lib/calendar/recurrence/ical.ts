@@ -20,8 +20,12 @@ const ICAL_LOCAL = "yyyyMMdd'T'HHmmss";
 
 export interface FeedRecurrence {
   lines: string[];
-  /** The last year the series may reach (its UNTIL's; else ten years on): its VTIMEZONE must cover it. */
-  lastYear: number;
+  /**
+   * The years its VTIMEZONE must cover, as spans (first, last): its rules'
+   * (to their UNTIL, else ten years on) and each RDATE's own year, so that a
+   * far RDATE adds one year, not every year up to it.
+   */
+  spans: Array<readonly [number, number]>;
 }
 
 /**
@@ -40,7 +44,9 @@ export function feedRecurrence(lines: readonly string[], startLocal: string, zon
   };
   const dateValue = (at: DateTime): string => at.toFormat("yyyyMMdd");
   const parsed = parseRecurrence([...lines]);
-  let lastYear = Number(startLocal.slice(0, 4)) + 10;
+  const firstYear = Number(startLocal.slice(0, 4));
+  let lastYear = firstYear + 10;
+  const spans: Array<readonly [number, number]> = [];
   const out: string[] = [];
   for (const rule of parsed.rules) {
     if (rule.until === undefined) {
@@ -58,9 +64,9 @@ export function feedRecurrence(lines: readonly string[], startLocal: string, zon
     if (allDay) out.push(`${name};VALUE=DATE:${at.map(dateValue).join(",")}`);
     else if (tzid !== null) out.push(`${name};TZID=${tzid}:${at.map((t) => t.toFormat(ICAL_LOCAL)).join(",")}`);
     else out.push(`${name}:${at.map((t) => `${t.toUTC().toFormat(ICAL_LOCAL)}Z`).join(",")}`);
-    lastYear = Math.max(lastYear, ...at.map((t) => t.year));
+    for (const t of at) spans.push([t.year, t.year]);
   };
   dates("RDATE", parsed.rdates);
   dates("EXDATE", parsed.exdates);
-  return { lines: out, lastYear };
+  return { lines: out, spans: [[firstYear, Math.max(firstYear, lastYear)], ...spans] };
 }
