@@ -59,6 +59,8 @@ export interface OccurrencesApi {
   getMany(rowIds: readonly number[]): Promise<Map<number, Occurrence>>;
   /** Makes these the post's instances: rows of keys that stay keep their ids. */
   replace(postId: number, instances: readonly OccurrenceInput[]): Promise<void>;
+  /** How many instances the posts of `author` have, those of `exceptPostId` left out (for a per-author bound). */
+  countByAuthor(author: number, exceptPostId: number): Promise<number>;
 }
 
 export interface OptionsApi {

@@ -84,6 +84,18 @@ export class Occurrences implements OccurrencesApi {
     return out;
   }
 
+  async countByAuthor(author: number, exceptPostId: number): Promise<number> {
+    const { occurrences, posts } = this.e.tables;
+    const row = (await this.e
+      .knex(`${occurrences} as o`)
+      .join(`${posts} as p`, "p.id", "o.post_id")
+      .where("p.author", author)
+      .whereNot("o.post_id", exceptPostId)
+      .count({ n: "*" })
+      .first()) as { n: number | string } | undefined;
+    return Number(row?.n ?? 0);
+  }
+
   replace(postId: number, instances: readonly OccurrenceInput[]): Promise<void> {
     return this.e.write((tx) => new Occurrences(tx).replaceIn(postId, instances));
   }

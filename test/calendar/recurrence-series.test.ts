@@ -137,6 +137,45 @@ forEachDatabase("recurring events: series through the API", (db) => {
     }
   });
 
+  it("lists every occurrence of a finite series that starts past the horizon (weekly, COUNT=10, in 2030)", async () => {
+    const t = site();
+    const res = await t.post("/events", { as: "editor", json: { ...WEEKLY_ROME, title: "Far choir", start_date: "2030-09-03 19:00:00", end_date: "2030-09-03 21:00:00", recurrence: ["RRULE:FREQ=WEEKLY;COUNT=10"] } });
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    const listed = await t.get("/events", { query: { include: res.body.id, start_date: "2030-01-01", end_date: "2031-12-31", per_page: 50 } });
+    expect((listed.body.events as Array<{ start_date: string }>).map((e) => e.start_date)).to.deep.equal(
+      Array.from({ length: 10 }, (_, i) => `2030-${["09-03", "09-10", "09-17", "09-24", "10-01", "10-08", "10-15", "10-22", "10-29", "11-05"][i]} 19:00:00`),
+    );
+  });
+
+  it("bounds the occurrences of the series of authors and contributors (recurrence_author_occurrences), not editors'", async () => {
+    const t = site();
+    await t.site.engine.options.set("recurrence_author_occurrences", "100");
+    try {
+      const daily = (title: string, count: number, extra: Record<string, unknown> = {}) =>
+        ({ ...WEEKLY_ROME, title, status: "draft", start_date: "2031-01-05 10:00:00", end_date: "2031-01-05 11:00:00", recurrence: [`RRULE:FREQ=DAILY;COUNT=${count}`], ...extra });
+      const first = await t.post("/events", { as: "contributor", json: daily("Contributor's first", 60) });
+      expect(first.status, JSON.stringify(first.body)).to.equal(201);
+      const before = await postCount(t);
+      const second = await t.post("/events", { as: "contributor", json: daily("Contributor's second", 60) });
+      expect(second.status, JSON.stringify(second.body)).to.equal(400);
+      expect(second.body.data.params.recurrence).to.match(/at most 100 occurrences in all, and this one would make 60 besides the 60 of their other series/);
+      expect(await postCount(t)).to.equal(before);
+      // A single series past the bound alone, and the same through an update of an existing event.
+      expect((await t.post("/events", { as: "contributor", json: daily("Contributor's long", 101) })).status).to.equal(400);
+      const single = await t.post("/events", { as: "contributor", json: daily("Contributor's single", 1, { recurrence: undefined }) });
+      expect(single.status).to.equal(201);
+      expect((await t.post(`/events/${single.body.id}`, { as: "contributor", json: { recurrence: ["RRULE:FREQ=DAILY;COUNT=41"] } })).status).to.equal(400);
+      expect((await t.post(`/events/${single.body.id}`, { as: "contributor", json: { recurrence: ["RRULE:FREQ=DAILY;COUNT=40"] } })).status).to.equal(200);
+      // Shortening the first series makes room; each user has a bound of their own; editors have none but the per-series one.
+      expect((await t.post(`/events/${first.body.id}`, { as: "contributor", json: { recurrence: ["RRULE:FREQ=DAILY;COUNT=20"] } })).status).to.equal(200);
+      expect((await t.post("/events", { as: "contributor", json: daily("Contributor's second", 40) })).status).to.equal(201);
+      expect((await t.post("/events", { as: "author", json: daily("Author's", 100) })).status).to.equal(201);
+      expect((await t.post("/events", { as: "editor", json: daily("Editor's", 500) })).status).to.equal(201);
+    } finally {
+      await t.site.engine.options.set("recurrence_author_occurrences", "");
+    }
+  });
+
   it("keeps an all-day yearly series as whole days of its zone, with an EXDATE", async () => {
     const t = site();
     // Past the default horizon (two years): asked for here.

@@ -15,6 +15,7 @@ import { DateTime } from "luxon";
 import type { EngineApi } from "../../engine-api";
 import { POST_STATUSES, type LoadedPost } from "../../posts/types";
 import type { OccurrenceInput } from "../../posts/types";
+import { postTypeCaps } from "../../posts/registry";
 import { EVENT } from "../post-types";
 import { occurrencesToStore } from "./expand";
 import { parseRecurrence, RecurrenceError, ruleDay, type ParsedRecurrence } from "./rules";
@@ -58,21 +59,53 @@ export function seriesOccurrences(post: LoadedPost, now: Date, days: number, sit
 
 /**
  * Makes the stored occurrences of `post` what its fields say, on the engine
- * given (the write's transaction). `before`: what the event was before this
+ * given (the write's transaction), within the author's bound unless
+ * `authorBound: false` (a fixture the operator loads). `before`: what the event was before this
  * write: `new` (just created: nothing stored, nothing detached), `single`
  * (no lines: a single event that stays single reads nothing) or `series`.
  */
-export async function syncSeries(engine: EngineApi, post: LoadedPost, before: "new" | "single" | "series", now: Date): Promise<void> {
+export async function syncSeries(engine: EngineApi, post: LoadedPost, before: "new" | "single" | "series", now: Date, opts: { authorBound?: boolean } = {}): Promise<void> {
   if (post.type !== EVENT) return;
   const instances = seriesOccurrences(post, now, await horizonDays(engine), await engine.options.timezone());
   if (instances.length === 0 && before !== "series") return;
   // A detached occurrence (lib/calendar/recurrence/exceptions.ts) is an event of its own: the rules no longer make it.
   // A single event may have been a series before, with some detached.
   const detached = instances.length === 0 || before === "new" ? new Set<string>() : await detachedKeys(engine, post.id);
-  await engine.occurrences.replace(
-    post.id,
-    instances.filter((i) => !detached.has(i.key)),
-  );
+  const kept = instances.filter((i) => !detached.has(i.key));
+  if (opts.authorBound !== false) await checkAuthorBound(engine, post, kept.length);
+  await engine.occurrences.replace(post.id, kept);
+}
+
+/** The site option bounding the occurrences of each author's series, for authors who may not edit others' events. */
+export const AUTHOR_OCCURRENCES_OPTION = "recurrence_author_occurrences";
+export const DEFAULT_AUTHOR_OCCURRENCES = 10_000;
+
+export async function authorOccurrences(engine: EngineApi): Promise<number> {
+  const limit = Number(await engine.options.get(AUTHOR_OCCURRENCES_OPTION));
+  return Number.isInteger(limit) && limit > 0 ? limit : DEFAULT_AUTHOR_OCCURRENCES;
+}
+
+/**
+ * Occurrences are rows written for each series ahead of time, so one
+ * untrusted user could make many: the series of an author who may not edit
+ * others' events (contributors, authors) have at most
+ * `recurrence_author_occurrences` occurrences in all, whatever their status.
+ * Editors and administrators, trusted with the whole site, are bounded per
+ * series only (MAX_OCCURRENCES). Throws RecurrenceError (a 400) past it.
+ */
+async function checkAuthorBound(engine: EngineApi, post: LoadedPost, count: number): Promise<void> {
+  if (count === 0 || post.author <= 0) return;
+  const record = await engine.users.get(post.author);
+  if (record === undefined) return;
+  const caps = postTypeCaps(engine.postType(EVENT)?.capabilityType ?? ["event", "events"]);
+  if (engine.users.currentUser(record).can(caps.edit_others_posts)) return;
+  const limit = await authorOccurrences(engine);
+  const others = count > limit ? 0 : await engine.occurrences.countByAuthor(post.author, post.id);
+  if (others + count > limit) {
+    throw new RecurrenceError(
+      `recurrence: an author's series may have at most ${limit} occurrences in all, and this one would make ${count}${others > 0 ? ` besides the ${others} of their other series` : ""}: give COUNT or UNTIL, or end another series.`,
+    );
+  }
 }
 
 /** The keys of the series' detached occurrences, whatever their status (a trashed one stays cancelled). */
