@@ -21,6 +21,15 @@ export function preconditionFailed(): RestError {
   return new RestError("rest_precondition_failed", "The resource has changed since it was retrieved, or the precondition does not hold.", 412);
 }
 
+/** A conditional write the site cannot make safe (its database keeps no versions): refused rather than risked. */
+export function preconditionUnverifiable(): RestError {
+  return new RestError(
+    "rest_precondition_unverifiable",
+    "This site cannot check If-Match or If-None-Match against concurrent writes: its database keeps no versions (the server refused calpress's triggers; see the server log). Send the write without the precondition, or ask the operator to grant the TRIGGER privilege.",
+    412,
+  );
+}
+
 /**
  * A strong entity tag (quoted) for an answer: 162 bits of SHA-256 over its
  * status, media type (one URL may answer JSON or another type by `Accept`),

@@ -8,7 +8,7 @@
 import type { Request } from "express";
 import type { CurrentUser } from "../users/types";
 import { compose, serialize, type AnswerContext } from "./compose";
-import { answerHeader, entityTag, ifMatchPasses, noneMatchFinds, notModified, parseTagList, preconditionFailed } from "./conditional";
+import { answerHeader, entityTag, ifMatchPasses, noneMatchFinds, notModified, parseTagList, preconditionFailed, preconditionUnverifiable } from "./conditional";
 import { isRestError, type RestError } from "./errors";
 import type { ParamMap } from "./params";
 import { dispatch, type Authenticated, type Outcome } from "./pipeline";
@@ -82,9 +82,10 @@ export interface WriteCheck {
  * first GET, the ETag compared is that of a second GET made after the
  * read, and the write's transaction fails with 412 when one of them moved
  * since. Any write the read missed is then either in the second GET (its
- * ETag) or a version change. Without guards (a database whose server
- * refused the tag triggers, or a GET that names no tags) the window of one
- * GET stays.
+ * ETag) or a version change. Where the database's server refused the tag
+ * triggers the write is refused (412 `rest_precondition_unverifiable`)
+ * rather than risked; a GET that names no tags (a host's route that
+ * declares no dependencies) keeps the window of one GET.
  */
 export async function checkWriteConditions(table: RouteTable, write: WriteConditions): Promise<WriteCheck> {
   const ifMatch = parseTagList(write.ifMatch);
@@ -101,13 +102,17 @@ export async function checkWriteConditions(table: RouteTable, write: WriteCondit
   let current = await read();
   const guards = table.settings.writeGuards;
   let snapshot: TagSnapshot | undefined;
+  let unverifiable = false;
   // A second GET that names a tag the snapshot lacks (a link changed in
   // between) takes another round; three at most, then no guard.
   for (let round = 0; guards !== undefined && snapshot === undefined && round < 3; round++) {
     const named = current.request?.dependencies;
     if (named === undefined || named.size === 0) break;
     const taken = await guards.snapshot(named);
-    if (taken === null) break;
+    if (taken === null) {
+      unverifiable = true;
+      break;
+    }
     current = await read();
     const again = current.request?.dependencies;
     if (again !== undefined && again.size > 0 && [...again].every((tag) => named.has(tag))) snapshot = taken;
@@ -115,6 +120,8 @@ export async function checkWriteConditions(table: RouteTable, write: WriteCondit
   const etag = readTag(table, current, query);
   const holds = (ifMatch === undefined || ifMatchPasses(ifMatch, etag)) && (ifNoneMatch === undefined || !noneMatchFinds(ifNoneMatch, etag));
   if (!holds) return { failed: preconditionFailed() };
+  // The database could keep the versions but its server refused the triggers: the promise cannot be kept, so the write is refused.
+  if (unverifiable) return { failed: preconditionUnverifiable() };
   if (guards === undefined || snapshot === undefined) return {};
   const taken = snapshot;
   return { guard: (work) => guards.run(taken, preconditionFailed, work) };

@@ -1,7 +1,8 @@
 /**
  * A MariaDB/MySQL server may refuse a user the right to create triggers (no
  * TRIGGER privilege; with binary logging, no SUPER). The site then starts
- * anyway and says why, nothing relies on the tags (no write guard), and a
+ * anyway and says why, nothing relies on the tags (a conditional write is
+ * refused rather than made unguarded), and a
  * later migration by a user who may create them adds them: the same path
  * upgrades a database made before MariaDB had tag triggers.
  */
@@ -61,18 +62,23 @@ const server = testTargets().find((t) => t.name === "mysql");
     }
   });
 
-  it("starts, says why and what to grant, and keeps no promise it cannot: no write guard", async () => {
+  it("starts, says why and what to grant, and keeps no promise it cannot: conditional writes are refused", async () => {
     const t = site!;
     expect(t.site.engine.cacheTagsKept).to.equal(false);
     expect(logged).to.have.length(1);
     expect(logged[0]).to.contain("refused to create calpress's cache-tag triggers (TRIGGER command denied").and.contain("TRIGGER privilege").and.contain("log_bin_trust_function_creators");
     expect(t.site.rest.answerStore).to.equal(undefined);
-    // If-Match is still checked (with the window of one GET).
+    // A conditional write cannot be made safe here: it is refused, and changes nothing; a plain one goes through.
     const event = await makeEvent(t, { title: "Unguarded Night", status: "publish" });
     const url = `/events/${event.id}`;
     const etag = (await t.get(url, { as: "editor" })).headers.get("etag") ?? "";
-    expect((await t.post(url, { as: "editor", json: { title: "First" }, headers: { "If-Match": etag } })).status).to.equal(200);
-    expect((await t.post(url, { as: "editor", json: { title: "Lost" }, headers: { "If-Match": etag } })).status).to.equal(412);
+    const refused = await t.post(url, { as: "editor", json: { title: "First" }, headers: { "If-Match": etag } });
+    expect(refused.status).to.equal(412);
+    expect(refused.body.code).to.equal("rest_precondition_unverifiable");
+    expect((await t.get(url)).body.title).to.equal("Unguarded Night");
+    // A precondition that fails on its own still answers rest_precondition_failed.
+    expect((await t.post(url, { as: "editor", json: { title: "Stale" }, headers: { "If-Match": '"stale"' } })).body.code).to.equal("rest_precondition_failed");
+    expect((await t.post(url, { as: "editor", json: { title: "First" } })).status).to.equal(200);
   });
 
   it("a migration with the privilege adds them (idempotently), and from then on the tags are kept", async () => {
