@@ -228,7 +228,10 @@ async function fuzzAgainst(fuzzSite: FuzzSite, options: FuzzOptions, log: (line:
           report.badEnvelopes++;
           problem({ kind: "not-json", index: i, request: wire.summary, status, detail: snippet(res) });
         }
-        const leaked = findSecrets(`${JSON.stringify(res.headers)}\n${res.body.toString("utf8")}`, secrets);
+        // E-mails WordPress shows: a user's own to them, every user's to administrators (list_users).
+        const login = plan.role === "administrator" || plan.role === "subscriber" ? credentials[plan.role]?.login : undefined;
+        const viewer = login === undefined ? undefined : { login, listsUsers: plan.role === "administrator" };
+        const leaked = findSecrets(`${JSON.stringify(res.headers)}\n${res.body.toString("utf8")}`, secrets, viewer);
         if (leaked.length > 0) {
           report.leaks++;
           problem({ kind: "secret", index: i, request: wire.summary, status, detail: `contains ${leaked.map((s) => `${s.slice(0, 3)}…`).join(", ")}` });

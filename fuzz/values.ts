@@ -5,7 +5,7 @@
  * awkward unicode, SQL and HTML metacharacters, impossible dates, extreme
  * numbers and integers past 2^53 as strings, arrays of 10,000 ids, long
  * lists of names no term has yet, URLs with malformed percent-escapes and
- * URLs of internal hosts).
+ * URLs of internal hosts, recurrence rules that never or rarely repeat).
  *
  * Values are plain JSON data, except `Ref`, a placeholder for "some id or
  * slug that exists right now", resolved when the request is sent: the set
@@ -407,7 +407,46 @@ const organizerData: fc.Arbitrary<FuzzValue> = fc
 
 const idOf = (pool: PoolName): fc.Arbitrary<FuzzValue> => fc.oneof({ arbitrary: ref(pool), weight: 4 }, { arbitrary: extremeNumber, weight: 1 }, { arbitrary: hugeInteger, weight: 1 });
 
-/** List-valued args: a real list, a comma string, or a single item. */
+/**
+ * RFC 5545 recurrence lines (events' `recurrence`, the preview's): rules of
+ * every FREQ with extreme INTERVALs and BY parts that contradict each other
+ * (most never repeat, or very rarely: what made an expansion run without
+ * bound), RDATE/EXDATE with far dates, and malformed lines.
+ */
+const WEEKDAY_NAMES = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"] as const;
+const signedList = (lo: number, hi: number): fc.Arbitrary<string> =>
+  fc.array(fc.tuple(fc.boolean(), fc.integer({ min: lo, max: hi })), { minLength: 1, maxLength: 4 }).map((items) => items.map(([neg, v]) => `${neg ? "-" : ""}${v}`).join(","));
+const rulePart: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(2, 3, 7, 14, 365, 400, 1461, 4800, 9999, 10000).map((n) => `INTERVAL=${n}`),
+  signedList(1, 12).map((v) => `BYMONTH=${v.replace(/-/g, "")}`),
+  signedList(1, 31).map((v) => `BYMONTHDAY=${v}`),
+  signedList(1, 366).map((v) => `BYYEARDAY=${v}`),
+  signedList(1, 53).map((v) => `BYWEEKNO=${v}`),
+  signedList(1, 366).map((v) => `BYSETPOS=${v}`),
+  fc.array(fc.tuple(fc.option(fc.integer({ min: -53, max: 53 }), { nil: undefined }), fc.constantFrom(...WEEKDAY_NAMES)), { minLength: 1, maxLength: 3 }).map((days) => `BYDAY=${days.map(([n, d]) => `${n ?? ""}${d}`).join(",")}`),
+  fc.constantFrom(...WEEKDAY_NAMES).map((d) => `WKST=${d}`),
+  fc.constantFrom(1, 2, 10, 5001, 99999, 100000).map((n) => `COUNT=${n}`),
+  fc.constantFrom("20270101", "20301231T235959Z", "99991231", "19000101T000000").map((d) => `UNTIL=${d}`),
+  fc.constantFrom("BYHOUR=9", "FREQ=DAILY", "X-FOO=1", "BYMONTHDAY=0", "INTERVAL=0"),
+);
+const recurrenceRule: fc.Arbitrary<string> = fc
+  .tuple(fc.constantFrom("DAILY", "WEEKLY", "MONTHLY", "YEARLY", "HOURLY"), fc.array(rulePart, { maxLength: 5 }))
+  .map(([freq, parts]) => `RRULE:FREQ=${freq}${parts.map((p) => `;${p}`).join("")}`);
+const recurrenceLines: fc.Arbitrary<FuzzValue> = fc.array(
+  fc.oneof(
+    { arbitrary: recurrenceRule, weight: 6 },
+    { arbitrary: fc.constantFrom("RRULE:FREQ=DAILY;INTERVAL=7;BYDAY=TU", "RRULE:FREQ=DAILY;INTERVAL=1461;BYMONTH=2;BYMONTHDAY=29", "RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO", "RRULE:FREQ=YEARLY;BYSETPOS=366;BYYEARDAY=1,366"), weight: 2 },
+    { arbitrary: fc.constantFrom("RDATE:99991231T100000", "RDATE;VALUE=DATE:19000101", "EXDATE;TZID=Europe/Rome:20310301T190000", "RDATE;VALUE=PERIOD:20310301T100000Z/PT1H", "EXRULE:FREQ=DAILY", "RRULE", ""), weight: 2 },
+  ),
+  { minLength: 1, maxLength: 4 },
+);
+/** Lines meant to be valid: everyday rules, with a sparse or never-repeating one now and then (a 400 then). */
+const saneRecurrence: fc.Arbitrary<FuzzValue> = fc.oneof(
+  { arbitrary: fc.constantFrom<FuzzValue>(["RRULE:FREQ=WEEKLY;COUNT=4"], ["RRULE:FREQ=MONTHLY;BYDAY=-1FR;UNTIL=20321231"], ["RRULE:FREQ=DAILY;COUNT=3", "EXDATE:20310302T190000"], ["RRULE:FREQ=YEARLY"], []), weight: 6 },
+  { arbitrary: recurrenceLines, weight: 2 },
+);
+
+/** List-valued args: a real list, a comma string, or a single item. *//** List-valued args: a real list, a comma string, or a single item. */
 function listOf(item: fc.Arbitrary<FuzzValue>): fc.Arbitrary<FuzzValue> {
   return fc.oneof(
     fc.array(item, { minLength: 0, maxLength: 4 }),
@@ -456,6 +495,7 @@ function byName(name: string, typed?: string): fc.Arbitrary<FuzzValue> | undefin
   if (n === "password") return fc.constantFrom("secret", "wrong", "", "' OR 1=1 --");
   if (n === "email") return fc.constantFrom("x@example.org", "not an email", "");
   if (n === "namespace") return fc.constantFrom("calendar/events/v1", "library/v1", "nope", "", "../");
+  if (n === "recurrence") return recurrenceLines;
   return undefined;
 }
 
@@ -565,6 +605,7 @@ function saneByName(name: string, pattern: string, typed?: string): fc.Arbitrary
   if (n === "i18n_language") return fc.constantFrom("en", "fr", "nl");
   if (n === "context") return fc.constantFrom("view", "edit");
   if (n === "email") return fc.constantFrom("x@example.org", "info@example.net");
+  if (n === "recurrence") return saneRecurrence;
   return undefined;
 }
 
