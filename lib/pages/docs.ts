@@ -1,11 +1,13 @@
 /**
  * The API reference page: Swagger UI rendering the namespace's own `doc`
- * route. Swagger UI is served from the installed `swagger-ui-dist` package
+ * route. Swagger UI is served from the copy in `web/vendor/swagger-ui/`
  * (no CDN), so the page works offline and its code is the version we ship.
+ * It is a copy, not the `swagger-ui-dist` package, because that package
+ * brings a telemetry install script (tools/refresh-swagger-ui.ts refreshes it).
  */
 import path from "node:path";
 import express, { NextFunction, Request, Response, Router } from "express";
-import { homePath, linkFrom, NAMESPACE, pageAssets, PageOptions, restRootFor, sendPage, Template } from "./html";
+import { homePath, linkFrom, NAMESPACE, pageAssets, PageOptions, restRootFor, sendPage, Template, WEB_DIR } from "./html";
 
 export interface DocsPageOptions extends PageOptions {
   /**
@@ -15,27 +17,13 @@ export interface DocsPageOptions extends PageOptions {
   calendarPath?: string | false;
 }
 
-/**
- * Only the files the page loads. The package directory also holds Swagger
- * UI's own `index.html` and `swagger-initializer.js`, which would open the
- * public Petstore demo; they are not ours to serve.
- */
-const SWAGGER_FILES = new Set([
-  "swagger-ui.css",
-  "swagger-ui.css.map",
-  "swagger-ui-bundle.js",
-  "swagger-ui-bundle.js.map",
-  "favicon-16x16.png",
-  "favicon-32x32.png",
-]);
+/** Only the files the page loads (the directory also holds their licences and version). */
+const SWAGGER_FILES = new Set(["swagger-ui.css", "swagger-ui-bundle.js", "favicon-16x16.png", "favicon-32x32.png"]);
 
-function swaggerUiDir(): string {
-  return path.dirname(require.resolve("swagger-ui-dist/package.json"));
-}
+const SWAGGER_DIR = path.join(WEB_DIR, "vendor", "swagger-ui");
 
 export function createDocsPage(options: DocsPageOptions = {}): Router {
   const template = new Template("docs/index.html");
-  const swaggerDir = swaggerUiDir();
   const router = express.Router();
   const mountPath = options.mountPath ?? "/docs";
 
@@ -59,7 +47,7 @@ export function createDocsPage(options: DocsPageOptions = {}): Router {
     );
   });
 
-  const swaggerStatic = express.static(swaggerDir, { index: false, fallthrough: false, maxAge: "1h" });
+  const swaggerStatic = express.static(SWAGGER_DIR, { index: false, fallthrough: false, maxAge: "1h" });
   router.use("/swagger-ui", (req: Request, res: Response, next: NextFunction) => {
     if (!SWAGGER_FILES.has(req.path.replace(/^\/+/, ""))) {
       next();
