@@ -3,10 +3,12 @@ import path from "node:path";
 import { expect } from "chai";
 
 /**
- * pg and mysql2 are optional peer dependencies: a host installs the one for
- * its database. Without it, opening that database fails with one line that
- * names the package (not knex's logged stack and several-line message).
- * Each case runs in a child process where the driver cannot be resolved.
+ * pg, mysql2 and sqlite3 (node-sqlite3) are optional peer dependencies: a
+ * host installs the one for its database (calpress's own SQLite files run
+ * on better-sqlite3, a dependency). Without it, opening that database fails
+ * with one line that names the package (not knex's logged stack and
+ * several-line message). Each case runs in a child process where the driver
+ * cannot be resolved.
  */
 const ROOT = path.resolve(__dirname, "../..");
 const HOOK = path.join(__dirname, "resolve-hooks.cjs");
@@ -29,8 +31,8 @@ function run(args: string[], hide: string): Promise<Result> {
   return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
 }
 
-/** A host script: createSite on `target`, printing the error's name and message as JSON. */
-function hostScript(target: string): string[] {
+/** A host script: createSite on `target` (a `<target>` string or a knex config), printing the error's name and message as JSON. */
+function hostScript(target: string | object): string[] {
   const site = path.join(ROOT, "lib/site.ts");
   return [
     "-e",
@@ -61,8 +63,21 @@ describe("host: a missing database driver", function () {
     });
   }
 
-  it("a SQLite site needs neither driver", async () => {
-    const r = await run(hostScript(":memory:"), "pg,mysql2");
+  for (const client of ["sqlite3", "sqlite"]) {
+    it(`createSite with a knex config on client "${client}" without sqlite3: one line naming the package, nothing logged`, async () => {
+      const r = await run(hostScript({ client, connection: { filename: ":memory:" }, useNullAsDefault: true }), "sqlite3");
+      expect(r.stderr).to.equal("");
+      expect(JSON.parse(r.stdout.trim())).to.deep.equal({
+        name: "MissingDriverError",
+        message: 'SQLite through knex\'s "sqlite3" client needs the "sqlite3" package: npm install sqlite3',
+      });
+    });
+  }
+
+  it("a SQLite site (a path, or a knex config on better-sqlite3) needs none of the optional drivers", async () => {
+    const r = await run(hostScript(":memory:"), "pg,mysql2,sqlite3");
     expect(r.stdout.trim()).to.equal("opened");
+    const file = await run(hostScript({ client: "better-sqlite3", connection: { filename: ":memory:" }, useNullAsDefault: true }), "pg,mysql2,sqlite3");
+    expect(file.stdout.trim()).to.equal("opened");
   });
 });

@@ -66,7 +66,7 @@ function revisionSource(k: Knex): RevisionSource {
 
   const watchedVersion = async (file: string): Promise<string> => {
     try {
-      watcher ??= openWatcher(file, String(k.client.config.client ?? ""));
+      watcher ??= openWatcher(file, k);
       return String((await (await watcher).version()) ?? "");
     } catch {
       watcher = null;
@@ -106,24 +106,25 @@ interface WatcherDatabase {
 }
 
 /**
- * A connection of its own for `data_version`, through the driver the site's
- * connections use: two SQLite libraries in one process do not see each
- * other's file locks (and closing one's file drops the other's), so a file
- * is only ever opened through one of them. better-sqlite3 (calpress's own
- * connections): a plain call on a statement prepared once; node-sqlite3 (a
- * host's knex): a query on its thread pool.
+ * A connection of its own for `data_version`, through the very driver module
+ * the site's connections use (knex's `client.driver`): two SQLite libraries
+ * in one process do not see each other's file locks (and closing one's file
+ * drops the other's), so a file is only ever opened through one of them.
+ * That also leaves node-sqlite3 to hosts that use it: calpress never loads
+ * it itself (it is an optional peer dependency, see `optionalDriver`).
+ * better-sqlite3 (calpress's own connections): a plain call on a statement
+ * prepared once; node-sqlite3 (a host's knex): a query on its thread pool.
  */
-async function openWatcher(file: string, client: string): Promise<WatcherDatabase> {
-  // Loaded here: only SQLite files need them, and both are dependencies of calpress.
-  if (client === "better-sqlite3") {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const Database = require("better-sqlite3") as typeof import("better-sqlite3");
+async function openWatcher(file: string, k: Knex): Promise<WatcherDatabase> {
+  const driver: unknown = k.client.driver;
+  if (driver === undefined || driver === null) throw new Error("the knex instance has no SQLite driver loaded");
+  if (String(k.client.config.client ?? "") === "better-sqlite3") {
+    const Database = driver as typeof import("better-sqlite3");
     const db = new Database(file, { fileMustExist: true, timeout: 0 });
     const dataVersion = db.prepare("PRAGMA data_version").pluck();
     return { version: () => dataVersion.get(), close: () => db.close() };
   }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const sqlite3 = require("sqlite3") as typeof import("sqlite3");
+  const sqlite3 = driver as typeof import("sqlite3");
   const db = await new Promise<import("sqlite3").Database>((resolve, reject) => {
     const opened = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(opened)));
   });
@@ -367,7 +368,8 @@ export const sqlite: Dialect = {
   name: "sqlite",
   matchesClient: (client) => client.includes("sqlite"),
   configFromTarget,
-  optionalDriver: null,
+  // calpress's own SQLite connections use better-sqlite3 (a dependency); a host's knex config on node-sqlite3 needs that package.
+  optionalDriver: { pkg: "sqlite3", clients: ["sqlite3", "sqlite"], database: 'SQLite through knex\'s "sqlite3" client' },
 
   setUpConnection: setUpSqliteConnection,
   /**
