@@ -71,7 +71,7 @@ export class Options implements OptionsApi {
 
   async set(name: string, value: string): Promise<void> {
     if (name === REVISION_OPTION) throw new EngineError("invalid_input", `${REVISION_OPTION} is managed by the engine`);
-    const v = validate(name, value);
+    const v = checkedOptionValue(name, value);
     const revision = newRevision();
     const write = async (k: Knex): Promise<void> => {
       await upsert(k, this.tables, name, v);
@@ -165,7 +165,8 @@ async function upsert(k: Knex, tables: Tables, name: string, value: string): Pro
   await k(tables.options).insert({ name, value }).onConflict("name").merge(["value"]);
 }
 
-function validate(name: string, value: string): string {
+/** The value `set` stores for `name`, or the EngineError it refuses `value` with (fixtures check theirs before writing). */
+export function checkedOptionValue(name: string, value: string): string {
   switch (name) {
     case "timezone": {
       const v = value.trim() === "" ? "UTC" : value.trim();
