@@ -1,8 +1,9 @@
 import type { Knex } from "knex";
 import { openDb, optimizeStorage } from "./db/connect";
-import { dialectFor, type Dialect, type TriggersRefused } from "./db/dialects";
+import { dialectFor, type Dialect, type SearchIndexMissing, type TriggersRefused } from "./db/dialects";
 import { PublishedIndex } from "./posts/published-index";
-import { coreTables, migrateCacheTags, migrateCore, migrateFieldTableTags } from "./db/migrations";
+import { pgExtensionList, type PgExtension } from "./db/extensions";
+import { coreTables, migrateCacheTags, migrateCore, migrateFieldTableTags, migrateSearchIndex } from "./db/migrations";
 import { checkOwnership } from "./db/ownership";
 import { tableNames, TableNameError, type Tables } from "./db/tables";
 import { DataRevision, ReadCache } from "./cache/revision";
@@ -41,6 +42,12 @@ export interface EngineOptions {
   /** PostgreSQL only: the schema calpress's tables live in (created when missing); default the connection's current schema. */
   schema?: string;
   /**
+   * PostgreSQL only: the extensions calpress may create, in its schema, when
+   * they are missing (lib/db/extensions.ts: `pg_trgm` for the search index).
+   * Default none: one already installed is used, none is created.
+   */
+  pgExtensions?: readonly PgExtension[];
+  /**
    * Whether post types that ask for it (`PostTypeConfig.publishedIndex`)
    * answer anonymous lists from memory (lib/posts/published-index.ts);
    * default true. Off, every list is a statement (the tests compare both).
@@ -72,6 +79,10 @@ interface Shared {
   changesPrunedAt: number;
   /** What the last migration found of the cache-tag triggers: in place ("kept"), or why the server refused them; null before one. */
   tagTriggers: "kept" | TriggersRefused | null;
+  /** `EngineOptions.pgExtensions`. */
+  pgExtensions: readonly PgExtension[];
+  /** Why the last migration could not make the search index the host allowed; null: made, left out, or no migration yet. */
+  searchIndexMissing: SearchIndexMissing | null;
 }
 
 /** Attempts of an internal write transaction that hit a deadlock / busy database. */
@@ -128,6 +139,8 @@ export class Engine implements EngineApi {
           publishedIndexes: options.publishedIndex === false ? null : new Map(),
           changesPrunedAt: 0,
           tagTriggers: null,
+          pgExtensions: pgExtensionList(options.pgExtensions),
+          searchIndexMissing: null,
         };
     this.knex = knex;
     this.dialect = this.shared.dialect;
@@ -216,6 +229,7 @@ export class Engine implements EngineApi {
       ...types.flatMap((type) => (type.fieldsTable ? [tables.unqualified(type.fieldsTable)] : [])),
     ]);
     if (await migrateCore(this.knex, tables)) this.shared.createdSchema = true;
+    this.shared.searchIndexMissing = await migrateSearchIndex(this.knex, tables, this.shared.pgExtensions);
     let refused = await migrateCacheTags(this.knex, tables);
     for (const type of types) {
       await migrateFieldTable(this.knex, tables, type);
@@ -246,6 +260,11 @@ export class Engine implements EngineApi {
   get cacheTagTriggersRefused(): TriggersRefused | null {
     const found = this.shared.tagTriggers;
     return found === null || found === "kept" ? null : found;
+  }
+
+  /** Why the last migration could not make the search index although `pgExtensions` allowed what it needs (search then scans), or null. */
+  get searchIndexMissing(): SearchIndexMissing | null {
+    return this.shared.searchIndexMissing;
   }
 
   /** Closes what the read cache holds open (a SQLite file's revision connection). */
@@ -374,6 +393,8 @@ export class Engine implements EngineApi {
 
 
 export async function createEngine(db: DbOption, options: EngineOptions = {}): Promise<{ engine: Engine; close(): Promise<void> }> {
+  // Checked before the database is opened.
+  pgExtensionList(options.pgExtensions);
   const { knex, owned } = await openDb(db);
   let engine: Engine;
   try {

@@ -1,6 +1,7 @@
 import { createCaching } from "./cache";
 import type { Request as ExpressRequest, RequestHandler, Router } from "express";
 import { createEngine, Engine } from "./engine";
+import type { PgExtension } from "./db/extensions";
 import type { DbOption } from "./db/target";
 import type { UserRecord } from "./engine-api";
 import { ROLE_NAMES, type CurrentUser, type RoleName } from "./users/types";
@@ -12,6 +13,7 @@ import { EngineError } from "./engine-errors";
 import type { RestLogger } from "./routes/types";
 import { registerCalendar } from "./calendar/plugin";
 import { registerCoreRoutes } from "./core-routes";
+import { attachControllers, type Controllers } from "./controllers";
 import { extendSeries } from "./calendar/recurrence/series";
 import { isValidTimeZone } from "./dates/format";
 import { createSitePages } from "./pages";
@@ -43,6 +45,14 @@ export interface SiteOptions {
   tablePrefix?: string;
   /** PostgreSQL: the schema calpress's tables live in (created when missing); default the connection's current schema. */
   schema?: string;
+  /**
+   * PostgreSQL: the extensions calpress may create, in its schema, when they
+   * are missing: `["pg_trgm"]` for the trigram indexes of search. Default
+   * none: an extension already installed (in any schema) is used, none is
+   * created, and without pg_trgm search scans every post's text. A role that
+   * may not create it is told once per start (`logger`), and search scans.
+   */
+  pgExtensions?: readonly PgExtension[];
   /** Sets the site time-zone option (IANA name, `UTC` or `UTC+N`); the stored value is kept when absent. */
   timezone?: string;
   /** Sets the site default content language option. */
@@ -188,6 +198,12 @@ export interface Site {
   readonly engine: Engine;
   /** The route table: register namespaces and routes of your own. */
   readonly rest: RestServer;
+  /**
+   * The generated routes of post types and taxonomies with `rest` (WordPress's
+   * posts and terms controllers, lib/controllers): extend them with
+   * `extendPostType` / `extendTaxonomy`.
+   */
+  readonly controllers: Controllers;
   /** Mount at the REST prefix: `app.use("/wp-json", site.router)`. */
   readonly router: Router;
   /** Mount at the site root to answer `/?rest_route=/…` as WordPress does. */
@@ -227,7 +243,13 @@ export async function createSite(options: SiteOptions): Promise<Site> {
   const provision = options.provisionUsers || undefined;
   if (provision !== undefined && !(ROLE_NAMES as readonly string[]).includes(provision.role)) throw new Error(`provisionUsers: unknown role ${String(provision.role)}`);
   const clientKey = clientAddressOf(options.trustProxy);
-  const { engine, close } = await createEngine(options.db, { secret, tablePrefix: options.tablePrefix, schema: options.schema, publishedIndex: options.publishedIndex });
+  const { engine, close } = await createEngine(options.db, {
+    secret,
+    tablePrefix: options.tablePrefix,
+    schema: options.schema,
+    pgExtensions: options.pgExtensions,
+    publishedIndex: options.publishedIndex,
+  });
   try {
     const hostUsers = new HostUsers(engine, provision, options.logger);
     const authenticator = (req: ExpressRequest): Promise<CurrentUser | null | RestError> => authenticate(engine, hostUsers, options, clientKey, req);
@@ -261,11 +283,15 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     if (options.calendar !== false) registerCalendar({ engine, rest, fetch: options.fetch });
     // After the calendar, so that its namespace stays the first of the REST root's.
     registerCoreRoutes({ engine, rest });
+    // After the core routes: a type in `wp/v2` gets its routes after WordPress's discovery routes.
+    const controllers = attachControllers(engine, rest);
     const migrate = async (): Promise<void> => {
       await engine.migrate();
       // The site runs without them (If-Match then keeps the window of one GET): said, not thrown.
       const refused = engine.cacheTagTriggersRefused;
       if (refused !== null) (options.logger ?? console).error(refused);
+      // Search then scans, with the same results.
+      if (engine.searchIndexMissing !== null) (options.logger ?? console).error(engine.searchIndexMissing);
     };
     await migrate();
     engine.hooks.logger = options.logger ?? { error: (message, err) => (err === undefined ? console.error(message) : console.error(message, err)) };
@@ -314,6 +340,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     return {
       engine,
       rest,
+      controllers,
       router: rest.router(),
       rootMiddleware: rest.restRouteMiddleware(),
       siteUrl: rest.siteUrl,

@@ -15,7 +15,7 @@ Run "calpress <command> --help" for the options of a command; "calpress --versio
                       [--fixture <name|path>] [--timezone <IANA zone>]
                       [--rest-prefix /wp-json] [--site-url <url>] [--user <login>:<password>:<role>]...
                       [--answer-store <file> [--answer-store-max <MiB>] [--warm]] [--trust-proxy <setting>]
-                      [--table-prefix cp_] [--force] [--workers N|auto [--worker-timeout 30]]
+                      [--table-prefix cp_] [--pg-extension pg_trgm] [--force] [--workers N|auto [--worker-timeout 30]]
 
   --port          port to listen on; 0 takes a free port (default 8080)
   --host          address to bind (default 127.0.0.1)
@@ -42,6 +42,9 @@ Run "calpress <command> --help" for the options of a command; "calpress --versio
                   their addresses or subnets (10.0.0.0/8,loopback), or true (any X-Forwarded-For)
   --table-prefix  prefix of every table calpress creates (default cp_; "" for the unprefixed
                   tables of a database made before prefixes existed)
+  --pg-extension  PostgreSQL: an extension calpress may create in its schema when missing
+                  (repeatable; pg_trgm: the trigram indexes of search). Default none: one
+                  already installed is used; without pg_trgm search scans
   --workers       serve from N worker processes on one port (auto: one per core); the primary
                   prepares the database, replaces a worker that dies and passes SIGTERM on.
                   Needs a database they share (a SQLite file, PostgreSQL, MariaDB)
@@ -50,14 +53,16 @@ Run "calpress <command> --help" for the options of a command; "calpress --versio
 
   Environment: CALPRESS_SECRET, key material for application-password hashes and nonces kept
   outside the database (setting or changing it invalidates existing application passwords).`,
-  migrate: `Usage: calpress migrate --db <target> [--table-prefix cp_]
+  migrate: `Usage: calpress migrate --db <target> [--table-prefix cp_] [--pg-extension pg_trgm]
 
   Creates the schema in a new database, or adds what an older one lacks.
   The directory of a SQLite file must exist.
 
-  --table-prefix  prefix of every table calpress creates (default cp_), as in serve`,
-  fixture: `Usage: calpress fixture load <name|path> --db <target> [--table-prefix cp_] [--force]
-       calpress fixture generate --events N [--seed S] [--out <file> | --db <target> [--table-prefix cp_] [--force]]
+  --table-prefix  prefix of every table calpress creates (default cp_), as in serve
+  --pg-extension  PostgreSQL: an extension calpress may create when missing, as in serve`,
+  fixture: `Usage: calpress fixture load <name|path> --db <target> [--table-prefix cp_] [--pg-extension pg_trgm] [--force]
+       calpress fixture generate --events N [--seed S] [--out <file> | --db <target> [--table-prefix cp_]
+                                 [--pg-extension pg_trgm] [--force]]
 
   load            load a fixture (a name under fixtures/, e.g. demo or minimal, or a path)
   generate        deterministic synthetic data for benchmarks: --events events and the
@@ -65,6 +70,7 @@ Run "calpress <command> --help" for the options of a command; "calpress --versio
                   to --out as JSON or loaded into --db; prints the users' logins and
                   application passwords
   --table-prefix  prefix of every table calpress creates (default cp_), as in serve
+  --pg-extension  PostgreSQL: an extension calpress may create when missing, as in serve
   --force         load even when the site already has events (fixtures are meant for an
                   empty site; with --force their records are added to what is there)`,
   user: `Usage: calpress user add <login> --role <role> [--email <e>] [--app-password <pw>] --db <target>

@@ -16,6 +16,7 @@ import { generateFixture, loadFixture, resolveFixture, stderrProgress, writeFixt
 import { integer, parse, Parsed, required, str, UsageError } from "./args";
 import { HELP } from "./help";
 import { tableNames, TableNameError } from "../db/tables";
+import { pgExtensionList, type PgExtension } from "../db/extensions";
 import { isEngineError } from "../engine-errors";
 import { DbTargetError, describeTarget } from "../db/target";
 import { CALPRESS_VERSION } from "../version";
@@ -124,6 +125,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
       host: { type: "string" },
       db: { type: "string" },
       "table-prefix": { type: "string" },
+      "pg-extension": { type: "string", multiple: true },
       fixture: { type: "string" },
       timezone: { type: "string" },
       "rest-prefix": { type: "string" },
@@ -172,7 +174,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   const answerStore = answerFile === undefined ? false : { file: answerFile, ...(storeMax === undefined ? {} : { maxBytes: storeMax * 1024 * 1024 }) };
   for (const u of users) warnShortAppPassword(io, u.login, u.password);
   const toLoad = inWorker ? undefined : (fixtureName ?? (freshDefault ? "demo" : undefined));
-  const site = await createSite({ db, tablePrefix: tablePrefix(p), timezone, restPrefix: prefix, siteUrl, trustProxy, answerStore });
+  const site = await createSite({ db, tablePrefix: tablePrefix(p), pgExtensions: pgExtensions(p), timezone, restPrefix: prefix, siteUrl, trustProxy, answerStore });
   try {
     // Before the fixture (which may name them as authors) and again after it
     // (the operator's role wins over the fixture's). Workers find both done.
@@ -355,11 +357,22 @@ function tablePrefix(p: Parsed): string | undefined {
   return prefix;
 }
 
+/** `--pg-extension` (repeatable) of the commands that create a site's schema: what `pgExtensions` lets calpress create. */
+function pgExtensions(p: Parsed): PgExtension[] | undefined {
+  const names = p.values["pg-extension"];
+  if (!Array.isArray(names)) return undefined;
+  try {
+    return pgExtensionList(names, "--pg-extension");
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
 async function migrate(argv: string[], io: CliIO): Promise<number> {
-  const p = parse(argv, { db: { type: "string" }, "table-prefix": { type: "string" } }, 0);
+  const p = parse(argv, { db: { type: "string" }, "table-prefix": { type: "string" }, "pg-extension": { type: "string", multiple: true } }, 0);
   if (wantsHelp(p, "migrate", io)) return 0;
   const db = required(p, "db");
-  const site = await createSite({ db, tablePrefix: tablePrefix(p), webhooks: false });
+  const site = await createSite({ db, tablePrefix: tablePrefix(p), pgExtensions: pgExtensions(p), webhooks: false });
   const created = site.engine.createdSchema;
   await site.close();
   io.out(created ? `created the schema in ${describeTarget(db)}` : `schema up to date in ${describeTarget(db)}`);
@@ -369,11 +382,11 @@ async function migrate(argv: string[], io: CliIO): Promise<number> {
 async function fixture(argv: string[], io: CliIO): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "load") {
-    const p = parse(rest, { db: { type: "string" }, "table-prefix": { type: "string" }, force: { type: "boolean" } }, 1);
+    const p = parse(rest, { db: { type: "string" }, "table-prefix": { type: "string" }, "pg-extension": { type: "string", multiple: true }, force: { type: "boolean" } }, 1);
     if (wantsHelp(p, "fixture", io)) return 0;
     const name = p.positionals[0];
     if (!name) throw new UsageError("fixture load needs a fixture name or path");
-    const site = await createSite({ db: required(p, "db"), tablePrefix: tablePrefix(p), webhooks: false });
+    const site = await createSite({ db: required(p, "db"), tablePrefix: tablePrefix(p), pgExtensions: pgExtensions(p), webhooks: false });
     try {
       const counts = await loadFixture(site.engine, resolveFixture(name), { progress: progressTo(io), force: p.values.force === true });
       io.out(`loaded ${name}: ${JSON.stringify(counts)}`);
@@ -383,7 +396,19 @@ async function fixture(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   if (sub === "generate") {
-    const p = parse(rest, { events: { type: "string" }, seed: { type: "string" }, out: { type: "string" }, db: { type: "string" }, "table-prefix": { type: "string" }, force: { type: "boolean" } }, 0);
+    const p = parse(
+      rest,
+      {
+        events: { type: "string" },
+        seed: { type: "string" },
+        out: { type: "string" },
+        db: { type: "string" },
+        "table-prefix": { type: "string" },
+        "pg-extension": { type: "string", multiple: true },
+        force: { type: "boolean" },
+      },
+      0,
+    );
     if (wantsHelp(p, "fixture", io)) return 0;
     const events = integer(p, "events", { min: 1, max: 10_000_000 });
     if (events === undefined) throw new UsageError("--events is required");
@@ -399,7 +424,7 @@ async function fixture(argv: string[], io: CliIO): Promise<number> {
       printLogins(data.users ?? [], io);
       return 0;
     }
-    const site = await createSite({ db: db as string, tablePrefix: tablePrefix(p), webhooks: false });
+    const site = await createSite({ db: db as string, tablePrefix: tablePrefix(p), pgExtensions: pgExtensions(p), webhooks: false });
     try {
       const counts = await loadFixture(site.engine, data, { progress: progressTo(io), force: p.values.force === true });
       io.out(`loaded ${JSON.stringify(counts)}`);

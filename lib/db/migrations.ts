@@ -1,7 +1,8 @@
 import { randomInt } from "node:crypto";
 import type { Knex } from "knex";
 import { EPOCH_TAG } from "./cache-tags";
-import { dialectFor, type TriggersRefused } from "./dialects";
+import { dialectFor, type SearchIndexMissing, type TriggersRefused } from "./dialects";
+import type { PgExtension } from "./extensions";
 import { recordCreated } from "./ownership";
 import { schemaOf, TABLE_BASES, type TableKey, type Tables } from "./tables";
 
@@ -254,9 +255,17 @@ export async function migrateCore(knex: Knex, tables: Tables): Promise<boolean> 
     if (await createTableIfMissing(knex, tables, tables.name(TABLE_BASES[step.table]), (t) => step.create(t, knex, tables))) created += 1;
   }
   for (const index of laterIndexes) await createIndexIfMissing(knex, tables, tables[index.table], tables.name(index.name), index.columns);
-  await dialectFor(knex).searchIndex?.migrate(knex, tables);
   await knex(tables.changeCounter).insert({ id: 1, seq: 0, pruned_through: 0 }).onConflict("id").ignore();
   return created === steps.length;
+}
+
+/**
+ * The dialect's search index (lib/db/search-index.ts), with the extensions
+ * the host lets calpress create (lib/db/extensions.ts). Null once it is in
+ * place or left out as the host chose; else why it could not be made.
+ */
+export async function migrateSearchIndex(knex: Knex, tables: Tables, extensions: readonly PgExtension[]): Promise<SearchIndexMissing | null> {
+  return (await dialectFor(knex).searchIndex?.migrate(knex, tables, extensions)) ?? null;
 }
 
 /**

@@ -14,8 +14,11 @@ import { useFixture } from "../support/engine";
  * follow every write.
  */
 
-/** A post type with no search fields, so that its search can use the index. */
-const setup = { setup: (e: Engine) => e.registerPostType("article", { supports: ["title", "editor", "excerpt"] }) };
+/**
+ * A post type with no search fields, so that its search can use the index;
+ * pg_trgm allowed (calpress creates it only when asked: test/engine/pg-extensions.test.ts).
+ */
+const setup = { setup: (e: Engine) => e.registerPostType("article", { supports: ["title", "editor", "excerpt"] }), pgExtensions: ["pg_trgm"] as const };
 
 /** What the LIKE scan means for ASCII text on every database: each word (exclusions: none) in some field, ASCII case folded. */
 function scanMatches(search: string, post: { title: string; excerpt: string; content: string }): boolean {
@@ -138,7 +141,7 @@ forEachDatabase("engine: search index", (db) => {
     // Rows written while there was no index (as an older calpress wrote them).
     await engine.posts.create({ type: "article", status: "publish", title: "Platypus parade" });
 
-    const second = await createEngine(fx().target);
+    const second = await createEngine(fx().target, { pgExtensions: ["pg_trgm"] });
     try {
       second.engine.registerPostType("article", { supports: ["title", "editor", "excerpt"] });
       await second.engine.migrate();

@@ -4,7 +4,7 @@ import { postgres } from "./postgres";
 import { sqlite } from "./sqlite";
 import type { Dialect } from "./types";
 
-export type { CacheTagTriggers, Dialect, DialectName, RevisionSource, SearchIndex, TriggersRefused } from "./types";
+export type { CacheTagTriggers, Dialect, DialectName, RevisionSource, SearchIndex, SearchIndexMissing, TriggersRefused } from "./types";
 
 /** Every database calpress runs on (see ./types.ts for how to add one); SQLite last, as it takes any path without a URL scheme. */
 export const DIALECTS: readonly Dialect[] = [postgres, mysql, sqlite];

@@ -1,7 +1,8 @@
 import type { Knex } from "knex";
 import { EPOCH_TAG, POST_OWNED, SITE_TABLES, SITE_TAG, SLUGS_TAG, slugBucketSql } from "../cache-tags";
 import { quoted, type Tables } from "../tables";
-import type { CacheTagTriggers, Dialect, RevisionSource, SearchIndex, TagChanges } from "./types";
+import type { PgExtension } from "../extensions";
+import type { CacheTagTriggers, Dialect, RevisionSource, SearchIndex, SearchIndexMissing, TagChanges } from "./types";
 
 // ------------------------------------------------------------------ cache tags (lib/db/cache-tags.ts)
 
@@ -225,31 +226,69 @@ async function trigramSchema(knex: Knex): Promise<string | null> {
   return r.rows[0]?.s ?? null;
 }
 
-async function migrateSearchIndex(knex: Knex, tables: Tables): Promise<void> {
+/** The schema calpress's tables are created in: its own, or the first existing one on the search path. */
+async function siteSchema(knex: Knex, tables: Tables): Promise<string | null> {
+  if (tables.schema !== null) return tables.schema;
+  const r = (await knex.raw("select current_schema() as s")) as { rows: Array<{ s: string | null }> };
+  return r.rows[0]?.s ?? null;
+}
+
+/** The server's words for a failed `statement` (knex puts the statement before them) and its hint, on one line. */
+function serverMessage(err: unknown, statement: Knex.Raw): string {
+  const e = err as { message?: unknown; hint?: unknown };
+  const message = String(e.message ?? err).replace(`${statement.toQuery()} - `, "");
+  return [message, typeof e.hint === "string" ? e.hint : ""].filter((part) => part !== "").join("; ").replace(/\s+/g, " ");
+}
+
+/** An error of a statement the role is not allowed to run (SQLSTATE 42501, insufficient_privilege). */
+const refused = (err: unknown): boolean => (err as { code?: unknown }).code === "42501";
+
+/**
+ * pg_trgm is used wherever it is installed; calpress creates it (in its own
+ * schema) only when the host allows it (lib/db/extensions.ts). A role that
+ * may not create it, or may not use the schema it lives in, leaves search
+ * without the index (it then scans), with the reason returned for the
+ * operator.
+ */
+async function migrateSearchIndex(knex: Knex, tables: Tables, extensions: readonly PgExtension[]): Promise<SearchIndexMissing | null> {
   let present = await trigramIndexesPresent(knex, tables);
-  if (present.size === TRIGRAM_INDEXES.length) return;
+  if (present.size === TRIGRAM_INDEXES.length) return null;
   let extension = await trigramSchema(knex);
   if (extension === null) {
+    if (!extensions.includes("pg_trgm")) return null;
+    const schema = await siteSchema(knex, tables);
+    const create = schema === null ? knex.raw("CREATE EXTENSION IF NOT EXISTS pg_trgm") : knex.raw("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA ??", [schema]);
+    let why = "";
     try {
-      await knex.raw("CREATE EXTENSION IF NOT EXISTS pg_trgm");
-    } catch {
-      // A concurrent migrator may have won; without the right to install it, search scans as before.
+      await create;
+    } catch (err) {
+      // A concurrent migrator may have won: looked up again below.
+      why = serverMessage(err, create);
     }
     extension = await trigramSchema(knex);
-    if (extension === null) return;
+    if (extension === null) {
+      const where = schema === null ? "" : ` SCHEMA "${schema}"`;
+      return `the database refused to create the extension pg_trgm (${why}): search works without its trigram index, scanning every post's text. Have the database owner run CREATE EXTENSION pg_trgm${where}, or leave pg_trgm out of pgExtensions.`;
+    }
   }
   for (const { name, column } of TRIGRAM_INDEXES) {
     const index = tables.name(name);
     if (present.has(index)) continue;
+    // The operator class named with the extension's schema, which need not be on the search_path
+    // (a host's `extensions` schema, or calpress's own schema as the only one on it).
+    const create = knex.raw("CREATE INDEX IF NOT EXISTS ?? ON ?? USING gin (lower(??) ??)", [index, tables.posts, column, `${extension}.gin_trgm_ops`]);
     try {
-      // The operator class named with the extension's schema, which need not be on the search_path
-      // (a host's `extensions` schema, or calpress's own schema as the only one on it).
-      await knex.raw("CREATE INDEX IF NOT EXISTS ?? ON ?? USING gin (lower(??) ??)", [index, tables.posts, column, `${extension}.gin_trgm_ops`]);
+      await create;
     } catch (err) {
       present = await trigramIndexesPresent(knex, tables);
-      if (!present.has(index)) throw err;
+      if (present.has(index)) continue;
+      if (refused(err)) {
+        return `the database refused to create the search index ${index} (${serverMessage(err, create)}): search works without it, scanning every post's text. Grant the role USAGE on the schema "${extension}" that holds pg_trgm.`;
+      }
+      throw err;
     }
   }
+  return null;
 }
 
 const searchIndex: SearchIndex = {

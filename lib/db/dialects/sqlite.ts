@@ -320,8 +320,9 @@ async function searchIndexReady(k: Knex, tables: Tables): Promise<boolean> {
   return (await searchObjects(k, tables)).size === searchTriggers(k, tables).length + 1;
 }
 
-async function migrateSearchIndex(knex: Knex, tables: Tables): Promise<void> {
-  if (await searchIndexReady(knex, tables)) return;
+/* Part of the database file: nothing to ask of the host, and nothing to report (a SQLite without FTS5 simply scans). */
+async function migrateSearchIndex(knex: Knex, tables: Tables): Promise<null> {
+  if (await searchIndexReady(knex, tables)) return null;
   const triggers = searchTriggers(knex, tables);
   try {
     await knex.transaction(async (trx) => {
@@ -344,11 +345,12 @@ async function migrateSearchIndex(knex: Knex, tables: Tables): Promise<void> {
       await trx.raw("INSERT INTO ??(??) VALUES ('rebuild')", [tables.postsSearch, tables.postsSearch]);
     });
   } catch (err) {
-    if (await searchIndexReady(knex, tables)) return;
+    if (await searchIndexReady(knex, tables)) return null;
     // A SQLite built without FTS5 or older than 3.34 (no trigram tokenizer): search scans, as it always did.
-    if (/no such (module|tokenizer)/i.test(String((err as Error).message))) return;
+    if (/no such (module|tokenizer)/i.test(String((err as Error).message))) return null;
     throw err;
   }
+  return null;
 }
 
 const searchIndex: SearchIndex = {

@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import type { PgExtension } from "../extensions";
 import type { Tables } from "../tables";
 
 /**
@@ -159,9 +160,20 @@ export interface TagChanges {
 
 export type SearchCaseFolding = "ascii" | "unicode";
 
+/**
+ * Why the search index could not be made although the host allowed what it
+ * needs (an extension the role may not create or use), said once per
+ * migration; search then works without it (lib/db/search-index.ts).
+ */
+export type SearchIndexMissing = string;
+
 export interface SearchIndex {
-  /** Creates the index when missing; idempotent and tolerant of a concurrent migrator. */
-  migrate(k: Knex, tables: Tables): Promise<void>;
+  /**
+   * Creates the index when missing; idempotent and tolerant of a concurrent
+   * migrator. `extensions`: those the host allows it to create (lib/db/extensions.ts).
+   * Null when the index is in place or left out as the host chose; else why it is missing.
+   */
+  migrate(k: Knex, tables: Tables, extensions: readonly PgExtension[]): Promise<SearchIndexMissing | null>;
   /** The tables it creates (unqualified), for the ownership check. */
   tables(tables: Tables): string[];
   /** Whether the search query can narrow its candidates by joining the index table (it and its triggers exist). */
