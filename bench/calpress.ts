@@ -58,12 +58,22 @@ export function cliRunner(): Runner {
   };
 }
 
+/**
+ * The search index on PostgreSQL: calpress creates pg_trgm only when told
+ * (`--pg-extension`), and the bench measures search with its index, in a
+ * database of its own. Both the loader (so the index is filled as the rows
+ * go in, as before) and the server get it; other databases have no flag.
+ */
+function extensionArgs(target: string): string[] {
+  return /^postgres(ql)?:/i.test(target) ? ["--pg-extension", "pg_trgm"] : [];
+}
+
 /** Generates the deterministic fixture and loads it into `target` (one child process); returns seconds taken. */
 export async function loadFixture(runner: Runner, target: string, events: number, seed: number): Promise<number> {
   const started = process.hrtime.bigint();
   const child = spawnNode({
     label: `fixture ${events}`,
-    args: [...runner.args, "fixture", "generate", "--events", String(events), "--seed", String(seed), "--db", target],
+    args: [...runner.args, "fixture", "generate", "--events", String(events), "--seed", String(seed), "--db", target, ...extensionArgs(target)],
     // The loader prints milestone lines (every tenth of a phase): useful progress for a long load.
     echoStderr: true,
   });
@@ -125,6 +135,7 @@ export async function startServer(runner: Runner, target: string, label: string,
       "127.0.0.1",
       "--db",
       target,
+      ...extensionArgs(target),
       "--user",
       `${BENCH_USER.login}:${BENCH_USER.password}:${BENCH_USER.role}`,
       ...(store ? ["--answer-store", store.file, ...(store.warm ? ["--warm"] : [])] : []),
