@@ -741,7 +741,8 @@ export function scenario(): Step[] {
     s("departments.delete.force", "DELETE", dep("operations"), "editor", { query: "force=true" });
     s("departments.delete.force.read", "GET", dep("operations"), null);
     s("departments.delete.post-after", "GET", job("ops_engineer"), null, { query: "_fields=id,departments" });
-    s("departments.delete.parent", "DELETE", dep("research"), "editor", { query: "force=true", note: "children of a deleted term" });
+    s("departments.delete.parent.make-child", "POST", DEP, "editor", { body: { name: "Lab", parent: ref("term.research") }, save: "term.lab" });
+    s("departments.delete.parent", "DELETE", dep("research"), "editor", { query: "force=true", note: "Research has a child (Lab) and a parent (Engineering)" });
     s("departments.delete.parent.children", "GET", DEP, null, { query: "orderby=id&_fields=id,name,parent&per_page=100" });
     s("skills.delete.force", "DELETE", skill("rust"), "editor", { query: "force=true" });
     s("terms.final.departments", "GET", DEP, "editor", { query: "orderby=id&context=edit&per_page=100" });
