@@ -20,9 +20,11 @@ import { readyLine } from "../support/process";
  * installed package alone, and serves the API and the pages there.
  *
  * Installs are `--prefer-offline` (the cache the repository's own `npm ci`
- * filled) and `--ignore-scripts`: the two native modules (sqlite3,
- * better-sqlite3) then take the repository's builds of the same versions
- * (same machine, same Node), or are rebuilt when the versions differ.
+ * filled) and `--ignore-scripts`: the native module (better-sqlite3; sqlite3
+ * too where a host adds it) then takes the repository's build of the same
+ * version (same machine, same Node), or is rebuilt when the versions differ.
+ * Which install scripts a real install would run is read from the installed
+ * packages themselves.
  */
 
 /**
@@ -63,6 +65,36 @@ async function install(dir: string, packages: string[]): Promise<void> {
       await npm(dir, ["rebuild", name]);
     }
   }
+}
+
+/**
+ * The packages under `dir`/node_modules that npm would run an install script
+ * of: a preinstall, install or postinstall script, or a binding.gyp (npm
+ * then runs `node-gyp rebuild` itself), as `name: what runs`.
+ */
+function installScripts(dir: string): string[] {
+  const found: string[] = [];
+  const visit = (modules: string): void => {
+    if (!fs.existsSync(modules)) return;
+    for (const entry of fs.readdirSync(modules, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name.startsWith(".")) continue;
+      const full = path.join(modules, entry.name);
+      if (entry.name.startsWith("@")) {
+        visit(full);
+        continue;
+      }
+      const manifest = path.join(full, "package.json");
+      if (fs.existsSync(manifest)) {
+        const { name, scripts = {} } = JSON.parse(fs.readFileSync(manifest, "utf8")) as { name: string; scripts?: Record<string, string> };
+        const hooks = ["preinstall", "install", "postinstall"].filter((hook) => scripts[hook] !== undefined);
+        if (hooks.length === 0 && fs.existsSync(path.join(full, "binding.gyp"))) hooks.push("node-gyp rebuild");
+        if (hooks.length > 0) found.push(`${name}: ${hooks.join(", ")}`);
+      }
+      visit(path.join(full, "node_modules"));
+    }
+  };
+  visit(path.join(dir, "node_modules"));
+  return found.sort();
 }
 
 function scratchDir(name: string, pkg: Record<string, unknown>): string {
@@ -254,10 +286,16 @@ describe("host: a scratch app built from the README with the packed tarball", fu
       await install(dir, [tarball]);
     });
 
-    it("installs neither pg nor mysql2, but express (the peer)", () => {
+    it("installs neither pg, mysql2 nor sqlite3, but express (the peer)", () => {
       expect(fs.existsSync(path.join(dir, "node_modules/pg")), "pg").to.equal(false);
       expect(fs.existsSync(path.join(dir, "node_modules/mysql2")), "mysql2").to.equal(false);
+      expect(fs.existsSync(path.join(dir, "node_modules/sqlite3")), "sqlite3").to.equal(false);
       expect(fs.existsSync(path.join(dir, "node_modules/express/package.json")), "express").to.equal(true);
+    });
+
+    it("has no install script but better-sqlite3's: no telemetry (@scarf/scarf), no second SQLite driver to compile", () => {
+      expect(installScripts(dir)).to.deep.equal(["better-sqlite3: install"]);
+      for (const name of ["@scarf/scarf", "swagger-ui-dist", "sqlite3"]) expect(fs.existsSync(path.join(dir, "node_modules", name)), name).to.equal(false);
     });
 
     it("ships LICENSE and README, no source maps, no fuzzer or tests", () => {
@@ -319,6 +357,12 @@ describe("host: a scratch app built from the README with the packed tarball", fu
         const asset = /(?:src|href)="([^"]+\.(?:js|css))"/.exec(page)?.[1];
         expect(asset, "an asset of the calendar page").to.be.a("string");
         expect((await fetch(new URL(asset ?? "", `${origin}/`))).status).to.equal(200);
+        // Swagger UI, from the package's own copy (no swagger-ui-dist installed).
+        const docs = await (await fetch(`${origin}/docs`)).text();
+        for (const file of ["swagger-ui-bundle.js", "swagger-ui.css"]) {
+          expect(docs).to.contain(`/docs/swagger-ui/${file}`);
+          expect((await fetch(`${origin}/docs/swagger-ui/${file}`)).status, file).to.equal(200);
+        }
       } finally {
         child.kill("SIGTERM");
       }
