@@ -12,7 +12,7 @@ Commands:
 
 Run "calpress <command> --help" for the options of a command; "calpress --version" (-v) prints the version.`,
   serve: `Usage: calpress serve [--port 8080] [--host 127.0.0.1] [--db <target>]
-                      [--fixture <name|path>] [--timezone <IANA zone>]
+                      [--fixture <name|path>] [--plugin <file>[#export]]... [--timezone <IANA zone>]
                       [--rest-prefix /wp-json] [--site-url <url>] [--user <login>:<password>:<role>]...
                       [--answer-store <file> [--answer-store-max <MiB>] [--warm]] [--trust-proxy <setting>]
                       [--table-prefix cp_] [--pg-extension pg_trgm] [--force] [--workers N|auto [--worker-timeout 30]]
@@ -23,6 +23,8 @@ Run "calpress <command> --help" for the options of a command; "calpress --versio
                   (default ./data/calpress.sqlite: ./data is created and a new default
                   database gets the demo; the directory of any other SQLite file must exist)
   --fixture       load this fixture into the (empty) database before serving
+  --plugin        a module of yours whose exported function registers post types, taxonomies
+                  and routes on the site, as in fixture load (repeatable)
   --force         with --fixture: load it even when the site already has events (adds to them)
   --timezone      site time zone option (default UTC, or the stored option)
   --rest-prefix   path of the REST root (default /wp-json)
@@ -60,8 +62,10 @@ Run "calpress <command> --help" for the options of a command; "calpress --versio
 
   --table-prefix  prefix of every table calpress creates (default cp_), as in serve
   --pg-extension  PostgreSQL: an extension calpress may create when missing, as in serve`,
-  fixture: `Usage: calpress fixture load <name|path> --db <target> [--table-prefix cp_] [--pg-extension pg_trgm] [--force]
-       calpress fixture generate --events N [--seed S] [--out <file> | --db <target> [--table-prefix cp_]
+  fixture: `Usage: calpress fixture load <name|path> --db <target> [--plugin <file>[#export]]... [--table-prefix cp_]
+                             [--pg-extension pg_trgm] [--force]
+       calpress fixture generate [--events N] [--posts <type>:<count>]... [--plugin <file>[#export]]...
+                                 [--seed S] [--out <file> | --db <target> [--table-prefix cp_]
                                  [--pg-extension pg_trgm] [--force]]
 
   load            load a fixture (a name under fixtures/, e.g. demo or minimal, or a path)
@@ -69,6 +73,11 @@ Run "calpress <command> --help" for the options of a command; "calpress --versio
                   venues, organizers and terms to go with them (--seed varies it), written
                   to --out as JSON or loaded into --db; prints the users' logins and
                   application passwords
+  --posts         generate posts of a post type a plugin registers (repeatable): a value for
+                  each typed field, terms of its taxonomies, authors among the generated users
+  --plugin        a module of yours exporting a function of the site that registers post
+                  types, taxonomies and routes (its default export, its only function, or
+                  #export); run before the fixture is loaded or generated (repeatable)
   --table-prefix  prefix of every table calpress creates (default cp_), as in serve
   --pg-extension  PostgreSQL: an extension calpress may create when missing, as in serve
   --force         load even when the site already has events (fixtures are meant for an

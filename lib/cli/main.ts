@@ -12,7 +12,10 @@ import { announceListening, answerLivenessChecks, isServeWorker, parseWorkers, p
 import type { CliIO } from "./io";
 import { errorPages, pageTitle } from "../pages";
 import { ROLE_NAMES, RoleName } from "../users/types";
-import { generateFixture, loadFixture, resolveFixture, stderrProgress, writeFixture, FixtureProgress, FixtureUser, FIXTURE_APP_PASSWORD_NAME } from "../fixtures";
+import { generateFixture, loadFixture, resolveFixture, stderrProgress, writeFixture, Fixture, FixtureProgress, FixtureUser, FIXTURE_APP_PASSWORD_NAME } from "../fixtures";
+import { ungeneratableType, type GeneratedPostsRequest } from "../fixtures/generate-posts";
+import { applyPlugins } from "../plugin";
+import { loadPlugins } from "./plugin";
 import { integer, parse, Parsed, required, str, UsageError } from "./args";
 import { HELP } from "./help";
 import { tableNames, TableNameError } from "../db/tables";
@@ -138,6 +141,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
       "trust-proxy": { type: "string" },
       workers: { type: "string" },
       "worker-timeout": { type: "string" },
+      plugin: { type: "string", multiple: true },
     },
     0,
   );
@@ -174,8 +178,11 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
   const answerStore = answerFile === undefined ? false : { file: answerFile, ...(storeMax === undefined ? {} : { maxBytes: storeMax * 1024 * 1024 }) };
   for (const u of users) warnShortAppPassword(io, u.login, u.password);
   const toLoad = inWorker ? undefined : (fixtureName ?? (freshDefault ? "demo" : undefined));
+  const plugins = await loadPlugins(p.values.plugin as string[] | undefined);
   const site = await createSite({ db, tablePrefix: tablePrefix(p), pgExtensions: pgExtensions(p), timezone, restPrefix: prefix, siteUrl, trustProxy, answerStore });
   try {
+    // Every worker too: each serves the plugins' routes.
+    await applyPlugins(site, plugins);
     // Before the fixture (which may name them as authors) and again after it
     // (the operator's role wins over the fixture's). Workers find both done.
     if (!inWorker) await ensureOperatorUsers(site, users);
@@ -379,15 +386,33 @@ async function migrate(argv: string[], io: CliIO): Promise<number> {
   return 0;
 }
 
+/** `--posts <type>:<count>` of fixture generate. */
+function parsePostsSpec(spec: string): GeneratedPostsRequest {
+  const m = /^([a-z0-9_]{1,32}):(\d{1,8})$/.exec(spec);
+  if (!m || Number(m[2]) < 1) throw new UsageError(`--posts must be <post type>:<count from 1>, not "${spec}"`);
+  return { type: m[1], count: Number(m[2]) };
+}
+
+/** The generated fixture, its posts' types checked against the site's registrations (a usage error names them). */
+function generated(site: Site, events: number, seed: number, posts: readonly GeneratedPostsRequest[]): Fixture {
+  for (const r of posts) {
+    const why = ungeneratableType(site.engine, r.type);
+    if (why !== undefined) throw new UsageError(`--posts ${r.type}:${r.count}: ${why}`);
+  }
+  return generateFixture({ events, seed, ...(posts.length > 0 ? { posts, registry: site.engine } : {}) });
+}
+
 async function fixture(argv: string[], io: CliIO): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "load") {
-    const p = parse(rest, { db: { type: "string" }, "table-prefix": { type: "string" }, "pg-extension": { type: "string", multiple: true }, force: { type: "boolean" } }, 1);
+    const p = parse(rest, { db: { type: "string" }, "table-prefix": { type: "string" }, "pg-extension": { type: "string", multiple: true }, force: { type: "boolean" }, plugin: { type: "string", multiple: true } }, 1);
     if (wantsHelp(p, "fixture", io)) return 0;
     const name = p.positionals[0];
     if (!name) throw new UsageError("fixture load needs a fixture name or path");
+    const plugins = await loadPlugins(p.values.plugin as string[] | undefined);
     const site = await createSite({ db: required(p, "db"), tablePrefix: tablePrefix(p), pgExtensions: pgExtensions(p), webhooks: false });
     try {
+      await applyPlugins(site, plugins);
       const counts = await loadFixture(site.engine, resolveFixture(name), { progress: progressTo(io), force: p.values.force === true });
       io.out(`loaded ${name}: ${JSON.stringify(counts)}`);
     } finally {
@@ -406,26 +431,36 @@ async function fixture(argv: string[], io: CliIO): Promise<number> {
         "table-prefix": { type: "string" },
         "pg-extension": { type: "string", multiple: true },
         force: { type: "boolean" },
+        posts: { type: "string", multiple: true },
+        plugin: { type: "string", multiple: true },
       },
       0,
     );
     if (wantsHelp(p, "fixture", io)) return 0;
-    const events = integer(p, "events", { min: 1, max: 10_000_000 });
-    if (events === undefined) throw new UsageError("--events is required");
+    const posts = ((p.values.posts as string[] | undefined) ?? []).map(parsePostsSpec);
+    const events = integer(p, "events", { min: 1, max: 10_000_000 }) ?? (posts.length > 0 ? 0 : undefined);
+    if (events === undefined) throw new UsageError("--events (or --posts <type>:<count>) is required");
     const seed = integer(p, "seed", { min: 0, max: 2 ** 32 - 1 }) ?? 1;
     const out = str(p, "out");
     const db = str(p, "db");
     if ((out === undefined) === (db === undefined)) throw new UsageError("give exactly one of --out <file> or --db <target>");
     if (out !== undefined && p.values.force === true) throw new UsageError("--force applies to --db (loading into a site that has events), not to --out");
-    const data = generateFixture({ events, seed });
+    const plugins = await loadPlugins(p.values.plugin as string[] | undefined);
     if (out !== undefined) {
+      // The plugins' registrations are read from a scratch site: nothing is stored.
+      const scratch = await createSite({ db: ":memory:", webhooks: false, pages: false });
+      const data = await applyPlugins(scratch, plugins)
+        .then(() => generated(scratch, events, seed, posts))
+        .finally(() => scratch.close());
       writeFixture(out, data);
-      io.out(`wrote ${events} events to ${out}`);
+      io.out(`wrote ${[...(events > 0 ? [`${events} events`] : []), ...posts.map((r) => `${r.count} ${r.type} posts`)].join(", ")} to ${out}`);
       printLogins(data.users ?? [], io);
       return 0;
     }
     const site = await createSite({ db: db as string, tablePrefix: tablePrefix(p), pgExtensions: pgExtensions(p), webhooks: false });
     try {
+      await applyPlugins(site, plugins);
+      const data = generated(site, events, seed, posts);
       const counts = await loadFixture(site.engine, data, { progress: progressTo(io), force: p.values.force === true });
       io.out(`loaded ${JSON.stringify(counts)}`);
       printLogins(data.users ?? [], io);
