@@ -277,10 +277,10 @@ function lz4(): Lz4 | null {
 const WRITE_WAIT_MS = 50;
 
 /*
- * The store is read synchronously, with better-sqlite3, while the site's
- * own database goes through node-sqlite3 and knex. A read is a single
- * indexed row, cheaper than the hand-off to node-sqlite3's thread pool,
- * whose threads would also compete with the event loop for the cores.
+ * The store is read synchronously, with better-sqlite3 (calpress's one
+ * SQLite driver, as for the site's own SQLite files). A read is a single
+ * indexed row, cheaper than a hand-off to a driver's thread pool, whose
+ * threads would also compete with the event loop for the cores.
  */
 type SqliteDatabase = import("better-sqlite3").Database;
 type SqliteStatement = import("better-sqlite3").Statement;
