@@ -1,4 +1,5 @@
 export { createSite } from "./site";
+export type { Controllers, ControllerExtension, EndpointName, PermissionOverride, PostControllerExtension, RestField, TermControllerExtension, Context, PropertySchema } from "./controllers";
 export type { Site, SiteOptions, HostUser, HostUserRef } from "./site";
 export type { TrustProxy } from "./routes/client-address";
 export type { Tables } from "./db/tables";

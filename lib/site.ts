@@ -13,6 +13,7 @@ import { EngineError } from "./engine-errors";
 import type { RestLogger } from "./routes/types";
 import { registerCalendar } from "./calendar/plugin";
 import { registerCoreRoutes } from "./core-routes";
+import { attachControllers, type Controllers } from "./controllers";
 import { extendSeries } from "./calendar/recurrence/series";
 import { isValidTimeZone } from "./dates/format";
 import { createSitePages } from "./pages";
@@ -197,6 +198,12 @@ export interface Site {
   readonly engine: Engine;
   /** The route table: register namespaces and routes of your own. */
   readonly rest: RestServer;
+  /**
+   * The generated routes of post types and taxonomies with `rest` (WordPress's
+   * posts and terms controllers, lib/controllers): extend them with
+   * `extendPostType` / `extendTaxonomy`.
+   */
+  readonly controllers: Controllers;
   /** Mount at the REST prefix: `app.use("/wp-json", site.router)`. */
   readonly router: Router;
   /** Mount at the site root to answer `/?rest_route=/…` as WordPress does. */
@@ -276,6 +283,8 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     if (options.calendar !== false) registerCalendar({ engine, rest, fetch: options.fetch });
     // After the calendar, so that its namespace stays the first of the REST root's.
     registerCoreRoutes({ engine, rest });
+    // After the core routes: a type in `wp/v2` gets its routes after WordPress's discovery routes.
+    const controllers = attachControllers(engine, rest);
     const migrate = async (): Promise<void> => {
       await engine.migrate();
       // The site runs without them (If-Match then keeps the window of one GET): said, not thrown.
@@ -331,6 +340,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     return {
       engine,
       rest,
+      controllers,
       router: rest.router(),
       rootMiddleware: rest.restRouteMiddleware(),
       siteUrl: rest.siteUrl,

@@ -1,7 +1,7 @@
 import type { EngineApi } from "../engine-api";
 import type { PostTypeConfig } from "../posts/types";
 import type { TaxonomyConfig } from "../taxonomy/types";
-// Types and taxonomies are shown (`rest`) where the calendar's routes serve them.
+// Types and taxonomies are shown (`rest`) where the calendar's own routes serve them (`controller: false`: none are generated).
 import { NAMESPACE } from "./common/args";
 
 /**
@@ -22,7 +22,7 @@ export const ORGANIZER_LINK = "organizer";
 
 export const postTypes: Record<string, PostTypeConfig> = {
   [EVENT]: {
-    rest: { namespace: NAMESPACE, base: "events" },
+    rest: { namespace: NAMESPACE, base: "events", controller: false },
     labels: { singular: "Event", plural: "Events" },
     publicName: "calendar_events",
     rewriteSlug: "event",
@@ -65,7 +65,7 @@ export const postTypes: Record<string, PostTypeConfig> = {
     },
   },
   [VENUE]: {
-    rest: { namespace: NAMESPACE, base: "venues" },
+    rest: { namespace: NAMESPACE, base: "venues", controller: false },
     labels: { singular: "Venue", plural: "Venues" },
     publicName: "calendar_venue",
     rewriteSlug: "venue",
@@ -92,7 +92,7 @@ export const postTypes: Record<string, PostTypeConfig> = {
     searchFields: ["address", "city", "province", "state", "stateprovince", "zip", "phone"],
   },
   [ORGANIZER]: {
-    rest: { namespace: NAMESPACE, base: "organizers" },
+    rest: { namespace: NAMESPACE, base: "organizers", controller: false },
     labels: { singular: "Organizer", plural: "Organizers" },
     publicName: "calendar_organizer",
     rewriteSlug: "organizer",
@@ -126,7 +126,7 @@ export const postTypes: Record<string, PostTypeConfig> = {
 export const taxonomies: Record<string, TaxonomyConfig> = {
   [CATEGORY]: {
     objectTypes: [EVENT],
-    rest: { namespace: NAMESPACE, base: "categories" },
+    rest: { namespace: NAMESPACE, base: "categories", controller: false },
     hierarchical: true,
     labels: { singular: "Event Category", plural: "Event Categories" },
     rewriteSlug: "events/category",
@@ -135,7 +135,7 @@ export const taxonomies: Record<string, TaxonomyConfig> = {
   },
   [TAG]: {
     objectTypes: [EVENT],
-    rest: { namespace: NAMESPACE, base: "tags" },
+    rest: { namespace: NAMESPACE, base: "tags", controller: false },
     hierarchical: false,
     labels: { singular: "Tag", plural: "Tags" },
     rewriteSlug: "tag",

@@ -102,6 +102,42 @@ export function registerUserRoutes(host: CoreHost): void {
     },
   });
 
+  /**
+   * `GET /wp/v2/users/<id>` (what a post's `author` link embeds): anyone may
+   * read a user who has published posts of a type shown in the REST API,
+   * as WordPress's `get_item_permissions_check()` allows; others only their
+   * own record or with list_users.
+   */
+  rest.registerRoute(
+    CORE_NAMESPACE,
+    "/users/(?P<id>[\\d]+)",
+    {
+      methods: READABLE,
+      args: { context: { ...contextArg, enum: ["view", "embed", "edit"] } },
+      permission: async (req) => {
+        const record = await engine.users.get(Number(req.params.id));
+        if (record === undefined) return new RestError("rest_user_invalid_id", "Invalid user ID.", 404);
+        const user = req.user;
+        if (user?.id === record.id) return true;
+        const cannot = refused(user, "rest_user_cannot_view", "Sorry, you are not allowed to list users.");
+        if (req.params.context === "edit" && user?.can("list_users") !== true) return cannot;
+        if (user?.can("list_users") === true || user?.can("edit_users") === true) return true;
+        const types = shownPostTypes(engine).map((t) => t.name);
+        const published = types.length === 0 ? 0 : await engine.posts.count({ type: types, status: ["publish"], author: [record.id] });
+        return published > 0 || cannot;
+      },
+      summary: "Read a user",
+      async handler(req: RestRequest<{ id: number; context: Context | "embed" }>) {
+        const record = await engine.users.get(req.params.id);
+        if (record === undefined) throw new RestError("rest_user_invalid_id", "Invalid user ID.", 404);
+        const context = req.params.context === "edit" ? "edit" : "view";
+        const root = `${req.urls.root}${CORE_NAMESPACE}/users`;
+        return { ...userRecord(req, record, context, engine.users.currentUser(record)), _links: { self: [{ href: `${root}/${record.id}` }], collection: [{ href: root }] } };
+      },
+    },
+    { args: { id: { description: "Unique identifier for the user.", type: "integer" } } },
+  );
+
   rest.registerRoute(CORE_NAMESPACE, "/users/me", {
     methods: READABLE,
     args: { context: contextArg },

@@ -194,7 +194,8 @@ export class PostQueries {
    */
   private async syncedIndex(type: string, query: PostQuery): Promise<{ index: PublishedIndex; cache: ReadCache; token: string } | null> {
     const cache = this.e.readCache;
-    const index = cache === null ? null : this.e.publishedIndex(type);
+    // The index pages by page number only, ANDs term conditions and knows no relevance.
+    const index = cache === null || query.offset !== undefined || query.taxRelation === "OR" || query.orderBy?.some((o) => o.field === "relevance") ? null : this.e.publishedIndex(type);
     if (index === null || cache === null || !index.answers(query)) return null;
     const token = await cache.token();
     try {
@@ -261,6 +262,7 @@ export class PostQueries {
     const { qb } = built;
     const page = Math.max(1, Math.trunc(query.page ?? 1));
     const perPage = query.perPage ?? (await this.e.options.postsPerPage());
+    const skipped = query.offset !== undefined ? Math.max(0, Math.trunc(query.offset)) : (page - 1) * perPage;
     // Ordering may join the typed-field table, which the count needs too.
     const indexOrder = this.applyOrder(qb, query, built);
     const unlimited = perPage <= 0;
@@ -297,14 +299,14 @@ export class PostQueries {
       rowsQb.from(this.k.raw("?? as ?? not indexed", [this.e.tables.posts, "p"]));
     }
     const joins = idsOnly ? [] : built.selectFields(rowsQb);
-    if (!unlimited) rowsQb.limit(perPage).offset((page - 1) * perPage);
+    if (!unlimited) rowsQb.limit(perPage).offset(skipped);
     // A page of ids holds a few numbers per row, a page of posts whole rows: weighed accordingly against the read cache's bound.
     const rows = await remember(rowsQb, async (): Promise<JoinedRow[]> => rowsQb, (r) => (idsOnly ? Math.ceil(r.length / ID_ROWS_PER_ROW) : r.length));
     if (total === undefined) {
       if (query.noTotal) total = -1;
       else if (unlimited) total = rows.length;
       // A partly filled page (that is not past the end) already tells the total.
-      else if (rows.length > 0 && rows.length < perPage) total = (page - 1) * perPage + rows.length;
+      else if (rows.length > 0 && rows.length < perPage) total = skipped + rows.length;
       else total = await counted();
     }
     return { rows, joins, total, remember };
@@ -391,7 +393,16 @@ export class PostQueries {
       // Only ever an extra condition next to the exact one, which alone decides what matches.
       if (match !== null) narrow = (b) => b.whereIn("p.id", k(this.e.tables.postsSearch).select("rowid").whereRaw("?? MATCH ?", [this.e.tables.postsSearch, match]));
     }
-    for (const cond of query.tax ?? []) await this.applyTax(qb, cond, remember);
+    if (query.taxRelation === "OR" && (query.tax ?? []).length > 1) {
+      // Each condition's statement is built first (they are awaited), then put in one OR group.
+      const groups: Array<(b: Knex.QueryBuilder) => void> = [];
+      for (const cond of query.tax ?? []) groups.push(await this.taxClause(cond, remember));
+      qb.where((any) => {
+        for (const group of groups) any.orWhere((b) => group(b));
+      });
+    } else {
+      for (const cond of query.tax ?? []) (await this.taxClause(cond, remember))(qb);
+    }
     for (const cond of query.links ?? []) await this.applyLink(qb, cond);
 
     const selectFields = (rowsQb: Knex.QueryBuilder): FieldJoin[] => {
@@ -614,8 +625,8 @@ export class PostQueries {
     return targets.length === 3 && include.length > 0 ? include.map((t) => t.text) : null;
   }
 
-  /** Term ids of a condition, each given id expanded to its translations and (optionally) descendants. */
-  private async applyTax(qb: Knex.QueryBuilder, cond: NonNullable<PostQuery["tax"]>[number], remember: Remember): Promise<void> {
+  /** Term ids of a condition, each given id expanded to its translations and (optionally) descendants; the clause adds it to a statement. */
+  private async taxClause(cond: NonNullable<PostQuery["tax"]>[number], remember: Remember): Promise<(qb: Knex.QueryBuilder) => void> {
     const k = this.k;
     this.e.registry.taxonomy(cond.taxonomy);
     const operator = cond.operator ?? "IN";
@@ -632,18 +643,19 @@ export class PostQueries {
     const all = [...new Set(groups.flat())];
     if (operator === "IN") {
       // Unknown terms match nothing (WordPress turns the query into 0 = 1).
-      if (all.length === 0) qb.whereRaw("1 = 0");
-      else qb.whereIn("p.id", carrying(all));
+      return (qb) => (all.length === 0 ? qb.whereRaw("1 = 0") : qb.whereIn("p.id", carrying(all)));
     } else if (operator === "NOT IN") {
-      if (all.length > 0) {
-        qb.whereNotExists(k(`${this.e.tables.termRelationships} as tr`).select(k.raw("1")).where("tr.object_id", k.ref("p.id")).whereIn("tr.term_id", all));
-      }
+      // Nothing to exclude: every post passes (`1 = 1`, so that the clause is never empty inside an OR group).
+      return (qb) =>
+        all.length > 0 ? qb.whereNotExists(k(`${this.e.tables.termRelationships} as tr`).select(k.raw("1")).where("tr.object_id", k.ref("p.id")).whereIn("tr.term_id", all)) : qb.whereRaw("1 = 1");
     } else if (operator === "AND") {
-      if (groups.some((g) => g.length === 0)) qb.whereRaw("1 = 0");
-      for (const g of groups) qb.whereIn("p.id", carrying(g));
-    } else {
-      throw new EngineError("invalid_input", `unknown tax operator: ${String(operator)}`);
+      return (qb) => {
+        if (groups.length === 0) qb.whereRaw("1 = 1");
+        if (groups.some((g) => g.length === 0)) qb.whereRaw("1 = 0");
+        for (const g of groups) qb.whereIn("p.id", carrying(g));
+      };
     }
+    throw new EngineError("invalid_input", `unknown tax operator: ${String(operator)}`);
   }
 
   private async applyLink(qb: Knex.QueryBuilder, cond: NonNullable<PostQuery["links"]>[number]): Promise<void> {
@@ -703,6 +715,46 @@ export class PostQueries {
     }
   }
 
+  /**
+   * WordPress's search relevance (`WP_Query::parse_search_order()`): one word
+   * ranks posts whose title holds it first; several rank the whole search in
+   * the title, then every word in the title, then any (up to six words),
+   * then the whole search in the excerpt, then in the content. Ties are left
+   * to the order keys after it. No search: no rank.
+   */
+  private orderByRelevance(qb: Knex.QueryBuilder, search: string): void {
+    const k = this.k;
+    const terms = parseSearch(search);
+    const words = terms.filter((t) => !t.exclude).map((t) => t.text);
+    if (words.length === 0) return;
+    if (terms.length === 1) {
+      qb.orderByRaw("CASE WHEN ? THEN 1 ELSE 0 END DESC", [likeContains(k, "p.title", words[0])]);
+      return;
+    }
+    // A search with an excluded word is not ranked as a sentence.
+    const sentence = /(?:\s|^)-/.test(search) ? null : search;
+    const cases: Knex.Raw[] = [];
+    const ranks: number[] = [];
+    if (sentence !== null) {
+      cases.push(likeContains(k, "p.title", sentence));
+      ranks.push(1);
+    }
+    if (words.length < 7) {
+      cases.push(k.raw(words.map(() => "?").join(" AND "), words.map((w) => likeContains(k, "p.title", w))));
+      ranks.push(2);
+      if (words.length > 1) {
+        cases.push(k.raw(words.map(() => "?").join(" OR "), words.map((w) => likeContains(k, "p.title", w))));
+        ranks.push(3);
+      }
+    }
+    if (sentence !== null) {
+      cases.push(likeContains(k, "p.excerpt", sentence), likeContains(k, "p.content", sentence));
+      ranks.push(4, 5);
+    }
+    const sql = `CASE ${cases.map((_c, i) => `WHEN (?) THEN ${ranks[i]}`).join(" ")} ELSE 6 END`;
+    qb.orderByRaw(sql, cases);
+  }
+
   /** The ids plus every post in their translation groups. */
   async translationsOf(ids: number[]): Promise<number[]> {
     ids = storedIds(ids);
@@ -739,6 +791,10 @@ export class PostQueries {
       if (o.field === "include") {
         const [sql, bindings] = orderByList("p.id", query.ids ?? [], dir);
         qb.orderByRaw(sql, bindings);
+        continue;
+      }
+      if (o.field === "relevance") {
+        this.orderByRelevance(qb, query.search ?? "");
         continue;
       }
       const core = CORE_COLUMNS[o.field];

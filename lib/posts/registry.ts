@@ -65,8 +65,11 @@ function checkRestLocation(what: string, rest: RestLocation | undefined): RestLo
   const namespace = typeof rest.namespace === "string" ? rest.namespace.replace(/^\/+|\/+$/g, "") : "";
   const base = typeof rest.base === "string" ? rest.base.replace(/^\/+|\/+$/g, "") : "";
   if (namespace === "" || base === "") throw new EngineError("invalid_rest", `${what}: rest needs a namespace and a base`);
-  return { namespace, base };
+  return rest.controller === false ? { namespace, base, controller: false } : { namespace, base };
 }
+
+/** What was just registered (`Registry.onRegister`). */
+export type Registration = { kind: "postType"; name: string } | { kind: "taxonomy"; name: string };
 
 export interface RegisteredPostType {
   name: string;
@@ -101,6 +104,24 @@ export class Registry {
   readonly taxonomies = new Map<string, RegisteredTaxonomy>();
   /** Bumped on every registration; capability tables are memoised per version. */
   version = 0;
+  private readonly listeners: Array<(registration: Registration) => void> = [];
+
+  /**
+   * Calls `listener` after every registration from now on (the site's
+   * generated REST routes follow what is registered, lib/controllers).
+   * Returns a function that stops it.
+   */
+  onRegister(listener: (registration: Registration) => void): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at >= 0) this.listeners.splice(at, 1);
+    };
+  }
+
+  private registered(registration: Registration): void {
+    for (const listener of [...this.listeners]) listener(registration);
+  }
 
   registerPostType(name: string, config: PostTypeConfig): void {
     // Letters, digits and `_` only: the name becomes part of a table name.
@@ -139,6 +160,7 @@ export class Registry {
       fieldsTable: Object.keys(fields).length > 0 ? this.tables.fields(name) : null,
     });
     this.version++;
+    this.registered({ kind: "postType", name });
   }
 
   registerTaxonomy(name: string, config: TaxonomyConfig): void {
@@ -147,6 +169,7 @@ export class Registry {
     const stored: TaxonomyConfig = { ...config, objectTypes: [...config.objectTypes], ...(rest ? { rest } : {}) };
     this.taxonomies.set(name, { name, config: stored, caps: taxonomyCaps(config) });
     this.version++;
+    this.registered({ kind: "taxonomy", name });
   }
 
   postType(name: string): RegisteredPostType {

@@ -31,6 +31,12 @@ export type FieldValue = string | number | boolean | null;
 export interface RestLocation {
   namespace: string;
   base: string;
+  /**
+   * `false`: the plugin writes this collection's routes itself (WordPress's
+   * `rest_controller_class`); otherwise the site generates WordPress's
+   * posts or terms controller routes for it (lib/controllers).
+   */
+  controller?: boolean;
 }
 
 export interface PostTypeConfig {
@@ -194,9 +200,12 @@ export interface Visibility {
   /**
    * `read`: what the user may read as single records (publish, plus private/
    * drafts they may read). `list-edit`: WordPress REST list quirk — users who can
-   * edit the type see every non-trash status.
+   * edit the type see every non-trash status. `edit`: what the user may edit
+   * (`edit_post`), as WordPress's edit context lists it. `read-trash`: `read`
+   * and the trashed posts the user may read (their own; others' with
+   * edit_others), as WordPress's `read_post` allows them.
    */
-  mode: "read" | "list-edit";
+  mode: "read" | "list-edit" | "edit" | "read-trash";
 }
 
 export interface PostQuery {
@@ -224,11 +233,15 @@ export interface PostQuery {
   searchAs?: CurrentUser | null;
   where?: FieldCondition[];
   tax?: TaxCondition[];
+  /** How the `tax` conditions combine (WordPress's `tax_query` relation); default AND. */
+  taxRelation?: "AND" | "OR";
   links?: LinkCondition[];
   hasPassword?: boolean;
   orderBy?: Array<{ field: string; dir: "asc" | "desc" }>;
   page?: number;
   perPage?: number;
+  /** Rows skipped before the page (WordPress's `offset`); replaces `(page - 1) × perPage`. */
+  offset?: number;
   /** Skip the count query when the caller does not need a total. */
   noTotal?: boolean;
   /**

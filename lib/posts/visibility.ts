@@ -30,6 +30,7 @@ export function visibilityRules(type: RegisteredPostType, vis: Visibility): Stat
     }
     return [{ statuses: ["publish"] }];
   }
+  if (vis.mode === "edit") return editRules(type, user);
   const rules: StatusRule[] = [{ statuses: ["publish"] }];
   if (!user) return rules;
   // read_post in map_meta_cap: private needs read_private_X unless it is
@@ -37,8 +38,29 @@ export function visibilityRules(type: RegisteredPostType, vis: Visibility): Stat
   // edit_others_X for someone else's; one's own post is always readable.
   if (user.can(caps.read_private_posts)) rules.push({ statuses: ["private"] });
   else rules.push({ statuses: ["private"], authorOnly: user.id });
-  if (user.can(caps.edit_others_posts)) rules.push({ statuses: UNPUBLISHED });
-  else rules.push({ statuses: UNPUBLISHED, authorOnly: user.id });
+  const unpublished: PostStatus[] = vis.mode === "read-trash" ? [...UNPUBLISHED, "trash"] : UNPUBLISHED;
+  if (user.can(caps.edit_others_posts)) rules.push({ statuses: unpublished });
+  else rules.push({ statuses: unpublished, authorOnly: user.id });
+  return rules;
+}
+
+/**
+ * `edit_post` in map_meta_cap as rules: one's own posts with edit_posts
+ * (published ones also with edit_published_posts), others' with
+ * edit_others_posts (published ones also with edit_published_posts, private
+ * ones with edit_private_posts). A trashed post is checked by WordPress as
+ * the status it had; here as an unpublished one (callers check each post
+ * with `edit_post` too).
+ */
+function editRules(type: RegisteredPostType, user: CurrentUser | null): StatusRule[] {
+  const caps = type.caps;
+  // No rule at all would be no condition: an empty list of statuses matches nothing.
+  if (!user || !user.can(caps.edit_posts)) return [{ statuses: [] }];
+  const published: PostStatus[] = user.can(caps.edit_published_posts) ? ["publish", "future"] : [];
+  const rules: StatusRule[] = [{ statuses: ["draft", "pending", "private", "trash", ...published], authorOnly: user.id }];
+  if (user.can(caps.edit_others_posts)) {
+    rules.push({ statuses: ["draft", "pending", "trash", ...published, ...(user.can(caps.edit_private_posts) ? (["private"] as PostStatus[]) : [])] });
+  }
   return rules;
 }
 

@@ -8,6 +8,7 @@
 import type { Request as ExpressRequest } from "express";
 import type { CurrentUser } from "../users/types";
 import { describeRoute } from "./describe";
+import { withEmbeds } from "./embed";
 import { RestError, internalServerError, isRestError } from "./errors";
 import type { BodySources, ParamMap } from "./params";
 import { ServerRequest } from "./request";
@@ -172,6 +173,11 @@ export async function dispatch(table: RouteTable, input: DispatchInput): Promise
     let outcome: Outcome;
     try {
       outcome = match.endpoint ? await runEndpoint(request, match.endpoint, cache) : errorOutcome(noRoute(), user, request);
+      // `?_embed`: the records' embeddable links, each requested inside the server as the same user (embed.ts).
+      const embedAs = user;
+      await withEmbeds(outcome, input.query, input.urls.root, (path, query) =>
+        dispatch(table, { http: input.http, method: "GET", path, query, body: { json: {}, form: {} }, urls: input.urls, auth: embedAs, headers: {} }),
+      );
     } catch (err) {
       // Caught here rather than below so that a failed handler's answer still carries `Allow`.
       outcome = failure(table, input, err, user, request);

@@ -387,12 +387,13 @@ export class Terms implements TermsApi {
     rowsQb.orderBy("t.id", dir);
     const page = Math.max(1, Math.trunc(query.page ?? 1));
     const perPage = query.perPage ?? 0;
-    if (perPage > 0) rowsQb.limit(perPage).offset((page - 1) * perPage);
+    const skipped = query.offset !== undefined ? Math.max(0, Math.trunc(query.offset)) : (page - 1) * perPage;
+    if (perPage > 0) rowsQb.limit(perPage).offset(skipped);
     const rows: TermRow[] = await rowsQb;
     let total: number;
     if (query.noTotal) total = -1;
     else if (perPage <= 0) total = rows.length;
-    else if (rows.length > 0 && rows.length < perPage) total = (page - 1) * perPage + rows.length;
+    else if (rows.length > 0 && rows.length < perPage) total = skipped + rows.length;
     else {
       const countQb = qb.clone().count({ n: "*" }).first();
       const cache = this.e.readCache;

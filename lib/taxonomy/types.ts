@@ -55,6 +55,8 @@ export interface TermQuery {
   order?: "asc" | "desc";
   page?: number;
   perPage?: number;
+  /** Rows skipped before the page (WordPress's `offset`); replaces `(page - 1) × perPage`. */
+  offset?: number;
   noTotal?: boolean;
 }
 
