@@ -1,7 +1,13 @@
 /**
- * Errors the engine reports on purpose. The REST layer maps `code` to an HTTP
- * status and a WordPress-style error body; anything else that escapes the
- * engine is a bug (a 500).
+ * Errors the engine reports on purpose. The REST layer answers each `code`
+ * with the status and WordPress-style error body of its table
+ * (`ENGINE_ERROR_ANSWERS`, lib/routes/errors.ts), in every route that lets
+ * one escape; anything else that escapes the engine is a bug (a 500).
+ *
+ * Where a code is shared by several kinds of object, `data.object` says
+ * which (`term` for a term's not_found / invalid_parent, `post` for a post's
+ * author in invalid_user, `taxonomy` in invalid_type; absent: a post, a user
+ * addressed by ID, a post type).
  *
  * Codes used by the engine:
  * - `not_found`            the post, term or user does not exist

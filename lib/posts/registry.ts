@@ -164,7 +164,7 @@ export class Registry {
   }
 
   registerTaxonomy(name: string, config: TaxonomyConfig): void {
-    if (!TYPE_NAME.test(name)) throw new EngineError("invalid_type", `invalid taxonomy name: ${name}`);
+    if (!TYPE_NAME.test(name)) throw new EngineError("invalid_type", `invalid taxonomy name: ${name}`, { taxonomy: name, object: "taxonomy" });
     const rest = checkRestLocation(`taxonomy ${name}`, config.rest);
     const stored: TaxonomyConfig = { ...config, objectTypes: [...config.objectTypes], ...(rest ? { rest } : {}) };
     this.taxonomies.set(name, { name, config: stored, caps: taxonomyCaps(config) });
@@ -180,7 +180,7 @@ export class Registry {
 
   taxonomy(name: string): RegisteredTaxonomy {
     const t = this.taxonomies.get(name);
-    if (!t) throw new EngineError("invalid_type", `unknown taxonomy: ${name}`);
+    if (!t) throw new EngineError("invalid_type", `unknown taxonomy: ${name}`, { taxonomy: name, object: "taxonomy" });
     return t;
   }
 }

@@ -317,7 +317,7 @@ export class PostWriter {
     for (const [taxName, given] of Object.entries(terms)) {
       const tax = this.e.registry.taxonomy(taxName);
       if (!tax.config.objectTypes.includes(type.name)) {
-        throw new EngineError("invalid_type", `taxonomy ${taxName} is not registered for ${type.name}`, { taxonomy: taxName });
+        throw new EngineError("invalid_type", `taxonomy ${taxName} is not registered for ${type.name}`, { taxonomy: taxName, object: "taxonomy" });
       }
       const ids = uniqueInts(given, `terms of ${taxName}`);
       if (ids.length > 0) {
@@ -375,9 +375,10 @@ export class PostWriter {
     return (await this.k(this.e.tables.termRelationships).where({ object_id: id }).pluck("term_id")).map(Number);
   }
 
+  /** The author of a post must exist (`object: "post"`: a post's field, not a user addressed by ID). */
   private async assertUser(id: number): Promise<void> {
     if (!isStoredId(id) || !(await this.k(this.e.tables.users).where({ id }).first("id"))) {
-      throw new EngineError("invalid_user", `no user ${id}`, { id });
+      throw new EngineError("invalid_user", `no user ${id}`, { id, object: "post" });
     }
   }
 

@@ -19,7 +19,7 @@
  * precondition an earlier slot's write breaks still fails when it runs).
  */
 import type { CurrentUser } from "../users/types";
-import { RestError, internalServerError, isRestError } from "./errors";
+import { RestError, answerForException } from "./errors";
 import { filterFields, parseFields } from "./fields";
 import { isPlainObject } from "./json";
 import { parseBracketString, rawQueryString, type BodySources, type ParamMap } from "./params";
@@ -180,8 +180,7 @@ async function check(table: RouteTable, batch: RestRequest, sub: SubRequest, per
       if (conditions.failed) return { sub, error: conditions.failed, match, request };
     }
   } catch (err) {
-    if (!isRestError(err)) table.settings.logger.error(`REST batch request ${sub.method} ${sub.path} failed`, err);
-    return { sub, error: isRestError(err) ? err : internalServerError(), match, request };
+    return { sub, error: answerForException(err, table.settings.logger, `REST batch request ${sub.method} ${sub.path} failed`), match, request };
   }
   return { sub, match, request };
 }

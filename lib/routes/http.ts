@@ -16,7 +16,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { answer } from "../cache/layers";
 import type { BuiltAnswer } from "../cache/answer-store";
 import { compose, NO_CACHE_HEADERS, type AnswerContext } from "./compose";
-import { RestError, internalServerError } from "./errors";
+import { RestError, answerForException, internalServerError } from "./errors";
 import { isPlainObject } from "./json";
 import { decodeBody, own, parseBracketString, rawQueryString, type BodySources, type ParamMap } from "./params";
 import { normalizeRoutePath } from "./patterns";
@@ -149,8 +149,7 @@ async function build(request: RoutedRequest, res: Response, readBody: BodyReader
     const perform = (): Promise<Outcome> => dispatch(table, { http: req, method, path, query, body, urls, auth: checked.auth, match });
     outcome = checked.failed ?? (checked.guard ? await checked.guard(perform) : await perform());
   } catch (err) {
-    const error = err instanceof RestError ? err : internalServerError();
-    if (!(err instanceof RestError)) table.settings.logger.error("REST request failed", err);
+    const error = answerForException(err, table.settings.logger, "REST request failed");
     outcome = { status: error.httpStatus, data: error.toJSON(), headers: { ...error.headers }, user: null };
   }
   const named = outcome.request?.dependencies;

@@ -4,7 +4,18 @@
  * agnostic: the calendar plugin and host apps register on it alike.
  */
 export * from "./types";
-export { RestError, isRestError, internalServerError, type ErrorData, type ErrorEnvelope, type ErrorItem } from "./errors";
+export {
+  RestError,
+  isRestError,
+  internalServerError,
+  ENGINE_ERROR_ANSWERS,
+  engineErrorAnswer,
+  type EngineErrorAnswer,
+  type EngineErrorAnswers,
+  type ErrorData,
+  type ErrorEnvelope,
+  type ErrorItem,
+} from "./errors";
 export { RestResponse, isRestResponse, rawResponse, type RawBody } from "./response";
 export { BATCH_ROUTE, MAX_BATCH_SIZE, type BatchSlot } from "./batch";
 export { RestServer } from "./server";

@@ -9,14 +9,15 @@ import type { Request as ExpressRequest } from "express";
 import type { CurrentUser } from "../users/types";
 import { describeRoute } from "./describe";
 import { withEmbeds } from "./embed";
-import { RestError, internalServerError, isRestError } from "./errors";
+import { RestError, answerForException, isRestError } from "./errors";
+import { isEngineError } from "../engine-errors";
 import type { BodySources, ParamMap } from "./params";
 import { ServerRequest } from "./request";
 import { isRestResponse, type RawBody } from "./response";
 import type { CompiledEndpoint, RouteEntry, RouteMatch } from "./route-entry";
 import type { RouteTable } from "./table";
 import type { RestUrls } from "./urls";
-import { validateRequest } from "./validate-params";
+import { prepareView, validateRequest } from "./validate-params";
 import { actingAs } from "../hooks/actor";
 import { audited, tagAuditOn } from "../cache/tag-audit";
 
@@ -75,30 +76,52 @@ export async function checkPermission(endpoint: CompiledEndpoint, req: ServerReq
   return isRestError(result) ? result : forbidden(req.user);
 }
 
-/** Whether the permission passes, without building the refusal (an Error with its stack) that only an answer needs. */
-async function permits(endpoint: CompiledEndpoint, req: ServerRequest): Promise<boolean> {
+/** The permission checks (by endpoint) already reported for throwing while building `Allow`: each is reported once. */
+const reportedChecks = new WeakSet<CompiledEndpoint>();
+
+/**
+ * Whether `endpoint`'s permission passes for `Allow`, its check run on a view
+ * of the answered request prepared for it (`prepareView`): never on
+ * parameters validated for another endpoint. A thrown RestError or
+ * EngineError is a refusal; anything else thrown is a bug in the check,
+ * reported once per endpoint through the logger, and the method is left out.
+ */
+async function permitsForAllow(table: RouteTable, route: RouteEntry, endpoint: CompiledEndpoint, answered: ServerRequest): Promise<boolean> {
   const permission = endpoint.spec.permission;
-  return permission === "public" || (await permission(req)) === true;
+  if (permission === "public") return true;
+  try {
+    const view = answered.view();
+    await prepareView(view, answered, endpoint);
+    return (await permission(view)) === true;
+  } catch (err) {
+    if (isRestError(err) || isEngineError(err)) return false;
+    if (!reportedChecks.has(endpoint)) {
+      reportedChecks.add(endpoint);
+      table.settings.logger.error(
+        `REST permission check of ${endpoint.methods.join(", ")} ${route.pattern.source} threw while building Allow (${answered.method} ${answered.path}); its methods are left out of Allow. Reported once.`,
+        err,
+      );
+    }
+    return false;
+  }
 }
 
+/** The requested endpoint's permission, once its own pipeline ran it (a check that threw counts as refused). */
 export type PermissionCache = Map<CompiledEndpoint, boolean>;
 
 /**
  * The `Allow` header: the route's methods whose permission passes for this
- * user and request, in declaration order (WordPress `rest_send_allow_header()`
- * runs every endpoint's permission callback the same way).
+ * user, in declaration order (WordPress `rest_send_allow_header()`). The
+ * requested endpoint's own answer is reused from `cache`; each other
+ * endpoint's check runs on a view of the request validated for it
+ * (`permitsForAllow`), where WordPress hands every check the same request.
  */
 export async function allowedMethods(table: RouteTable, route: RouteEntry, req: ServerRequest, cache: PermissionCache): Promise<string[]> {
   const allowed = new Map<string, boolean>();
   for (const endpoint of route.endpoints) {
     let ok = cache.get(endpoint);
     if (ok === undefined) {
-      try {
-        ok = await permits(endpoint, req);
-      } catch (err) {
-        table.settings.logger.error(`REST permission check failed for ${req.method} ${req.path}`, err);
-        ok = false;
-      }
+      ok = await permitsForAllow(table, route, endpoint, req);
       cache.set(endpoint, ok);
     }
     for (const method of endpoint.methods) allowed.set(method, ok);
@@ -116,7 +139,14 @@ async function runEndpoint(req: ServerRequest, endpoint: CompiledEndpoint, cache
   await req.applyDefaults(endpoint.args);
   const invalid = await validateRequest(req, endpoint);
   if (invalid) return errorOutcome(invalid, req.user, req);
-  const permission = await checkPermission(endpoint, req);
+  let permission: true | RestError;
+  try {
+    permission = await checkPermission(endpoint, req);
+  } catch (err) {
+    // Answered by `failure` (a 500 when it is a bug, logged there); not run again for `Allow`.
+    cache.set(endpoint, false);
+    throw err;
+  }
   cache.set(endpoint, permission === true);
   if (permission !== true) return errorOutcome(permission, req.user, req);
   // Writes run as their user, so the changes they record name who made them (lib/hooks/actor.ts); reads skip the context.
@@ -190,9 +220,11 @@ export async function dispatch(table: RouteTable, input: DispatchInput): Promise
   }
 }
 
-/** A thrown RestError is an answer; anything else is logged and answered with the generic 500. */
+/**
+ * A thrown RestError is an answer, and so is an EngineError the table maps
+ * (`ENGINE_ERROR_ANSWERS`, errors.ts); anything else is logged and answered
+ * with the generic 500.
+ */
 function failure(table: RouteTable, input: DispatchInput, err: unknown, user: CurrentUser | null, request?: ServerRequest): Outcome {
-  if (isRestError(err)) return errorOutcome(err, user, request);
-  table.settings.logger.error(`REST request ${input.method} ${input.path} failed`, err);
-  return errorOutcome(internalServerError(), user, request);
+  return errorOutcome(answerForException(err, table.settings.logger, `REST request ${input.method} ${input.path} failed`), user, request);
 }

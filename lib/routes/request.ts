@@ -29,6 +29,13 @@ export interface RequestInit {
   headers?: Readonly<Record<string, string>>;
 }
 
+/** What a request shares with its views (`ServerRequest.view`). */
+interface Shared {
+  readonly memo: Map<unknown, unknown>;
+  /** The cache tags named by `dependsOn`: a view's checks name what `Allow` read, for the answer. */
+  readonly dependencies: Set<number>;
+}
+
 /** The server's implementation of RestRequest; the pipeline also writes validated values into it. */
 export class ServerRequest implements RestRequest {
   readonly method: string;
@@ -42,13 +49,24 @@ export class ServerRequest implements RestRequest {
   /** A JSON body that did not parse: reported once the route is known (WordPress `has_valid_params()`). */
   readonly jsonError: RestError | undefined;
   readonly bodyText: string | undefined;
-  /** The cache tags named by `dependsOn`. */
-  readonly dependencies = new Set<number>();
+  /** The cache tags named by `dependsOn` (shared with the request's views). */
+  readonly dependencies: Set<number>;
+  /**
+   * The rule each declared argument's value in `params` was validated by, for
+   * the arguments that passed every stage (validate-params.ts): a view takes
+   * such a value only for an endpoint that declares the same rule.
+   */
+  readonly validatedBy = new Map<string, ArgSpec>();
   /** The check given to `reuseWhile` (undefined: none). */
   reuseCheck: (() => Promise<boolean>) | undefined;
   private readonly ownHeaders: Readonly<Record<string, string>> | undefined;
+  private readonly init: RequestInit;
+  private readonly shared: Shared;
 
-  constructor(init: RequestInit) {
+  constructor(init: RequestInit, shared?: Shared) {
+    this.init = init;
+    this.shared = shared ?? { memo: new Map(), dependencies: new Set() };
+    this.dependencies = this.shared.dependencies;
     this.http = init.http;
     this.method = init.method;
     this.path = init.path;
@@ -87,6 +105,24 @@ export class ServerRequest implements RestRequest {
     this.reuseCheck = check;
   }
 
+  memo<T>(key: symbol | object, make: () => T): T {
+    const memo = this.shared.memo;
+    if (memo.has(key)) return memo.get(key) as T;
+    const value = make();
+    memo.set(key, value);
+    return value;
+  }
+
+  /**
+   * A fresh request from the same sources (method, path, user, parameters as
+   * sent, headers) sharing this one's `memo` and dependencies: what another
+   * endpoint's permission check behind `Allow` is given, once prepared for
+   * that endpoint (validate-params.ts `prepareView`).
+   */
+  view(): ServerRequest {
+    return new ServerRequest(this.init, this.shared);
+  }
+
   /** The parsed `_fields` (from any source, as the response filter reads it); null: no filter. Parsed on first use. */
   private fieldTree: FieldTree | null | undefined;
 
@@ -107,6 +143,11 @@ export class ServerRequest implements RestRequest {
 
   setParam(name: string, value: unknown): void {
     this.params[name] = value;
+  }
+
+  /** Leaves a parameter out of `params` (it stays in `sources`, as sent). */
+  dropParam(name: string): void {
+    delete this.params[name];
   }
 
   param(name: string): unknown {

@@ -88,6 +88,17 @@ export interface RestRequest<P extends object = Record<string, unknown>> {
    */
   reuseWhile(check: () => Promise<boolean>): void;
   /**
+   * A value kept for this request: `make` runs the first time `key` is asked
+   * for, later calls get the same value. Shared by everything that runs for
+   * the request: argument callbacks, the permission check, the handler, and
+   * the other endpoints' checks behind `Allow` (which see views of the request,
+   * see `PermissionCheck`). Use it to look the addressed object up once;
+   * keep in it only what depends on the path and the user, or put the
+   * parameters it depends on in the value's own keys. Use a key of your own
+   * (a symbol or an object).
+   */
+  memo<T>(key: symbol | object, make: () => T): T;
+  /**
    * Whether the answer's `_fields` filter (rest-conventions §9) keeps
    * anything at this dotted path of a successful JSON body (`venue`,
    * `events.venue.city`); always true without `_fields`. Lets a handler skip
@@ -187,6 +198,31 @@ export type ArgsMap = Readonly<Record<string, ArgSpec>>;
 // ---------------------------------------------------------------- endpoints
 
 export type PermissionResult = boolean | RestError;
+/**
+ * Whether the request's user may call the endpoint: `true`, or a refusal
+ * (`false` → `rest_forbidden`, 401 anonymous / 403 logged in; or a RestError).
+ *
+ * It runs after the endpoint's arguments validated, and also to build the
+ * `Allow` header of every answer on its route (WordPress
+ * `rest_send_allow_header()`), where another endpoint was requested. There
+ * it sees a view of the request prepared for its own endpoint, never
+ * parameters validated for another one: each argument it declares holds the
+ * value its own rule gives or is absent (even when required) — a value the
+ * requested endpoint validated by the same rule object (route args,
+ * namespace global args) as validated, a path parameter through its own
+ * rule, other query or body arguments left out (their `validate` and
+ * `sanitize` callbacks are not run for another method's request). Its
+ * defaults fill what was not sent; undeclared parameters are raw, as
+ * always. Declare what every endpoint of a route addresses (the path's
+ * `id`) once, as route args (`RouteOptions.args`), and share lookups with
+ * `RestRequest.memo`.
+ *
+ * For `Allow`, a check that throws a RestError or an EngineError refuses;
+ * one that throws anything else has a bug: it is reported once per endpoint
+ * (`RestServerOptions.logger`) and its methods are left out. When the
+ * requested endpoint's own check throws, the request is answered as any
+ * exception is (see `RestEndpoint`).
+ */
 export type PermissionCheck = (req: RestRequest) => PermissionResult | Promise<PermissionResult>;
 
 /** How a response is documented in OpenAPI. */
@@ -208,8 +244,19 @@ export type ResponsesDoc = Readonly<Record<string, ResponseDoc>>;
  * written, never implied.
  *
  * The handler returns the response data (sent with 200), a `RestResponse`
- * (status, headers, data), or a `RestError` (it may also throw one). Any
- * other exception is answered as a generic 500 and logged.
+ * (status, headers, data), or a `RestError` (it may also throw one).
+ *
+ * An EngineError that escapes any callback of the endpoint (handler,
+ * permission, `validate`, `sanitize`, default), over HTTP or in a batch, is
+ * answered with the status and WordPress error envelope
+ * `{code, message, data: {status, …}}` that `ENGINE_ERROR_ANSWERS`
+ * (errors.ts) gives its code: a term's parent of another taxonomy is 400
+ * `rest_term_invalid`, a duplicate term 400 `term_exists` with
+ * `data.term_id`, an unknown post 404 `rest_post_invalid_id`. To answer
+ * otherwise, catch it and throw a RestError (the calendar does, for its
+ * original's codes). Any other exception, and an EngineError the table
+ * counts as a server fault or does not know, is answered as a generic 500
+ * and logged.
  *
  * `P` types `req.params` for the handler; declare it when the args make the
  * shape certain (e.g. `RestEndpoint<{ id: number }>`).
@@ -313,7 +360,10 @@ export interface RestServerOptions {
   readonly siteUrl?: string;
   /** Request bodies above this size get 413 `rest_request_too_large` (default 1 MiB). */
   readonly maxBodyBytes?: number;
-  /** Where unexpected exceptions go (default: console.error). */
+  /**
+   * Where unexpected exceptions go (default: console.error), and permission
+   * checks that throw while building `Allow` (once per endpoint).
+   */
   readonly logger?: RestLogger;
   /** Reuse anonymous GET answers of endpoints with `cache: true` (see `ResponseCache`). Default: off. */
   readonly responseCache?: ResponseCacheOptions;

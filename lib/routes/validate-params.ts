@@ -22,6 +22,10 @@ class InvalidParams {
   private readonly messages = new Map<string, string>();
   private readonly details = new Map<string, ErrorItem | ErrorEnvelope>();
 
+  has(name: string): boolean {
+    return this.messages.has(name);
+  }
+
   fail(name: string, message: string, detail?: ErrorItem | ErrorEnvelope): void {
     if (this.messages.has(name)) return;
     this.messages.set(name, message);
@@ -123,5 +127,68 @@ export async function validateRequest(req: ServerRequest, endpoint: ValidatedEnd
       req.setParam(name, coerced[name]);
     }
   }
+  for (const [name, spec] of args) if (!isAbsent(req.param(name)) && !invalid.has(name)) req.validatedBy.set(name, spec);
   return invalid.toError(args);
+}
+
+/**
+ * The given args of `req` through their own rules (validate callback, types
+ * and schema, sanitize), leniently: an argument that fails is left out of
+ * `req.params` rather than failing the request. For views (prepareView).
+ */
+async function checkLeniently(req: ServerRequest, args: readonly (readonly [string, ArgSpec])[], validator: TypedArgsValidator): Promise<void> {
+  const failed = new Set<string>();
+  const coerced: Record<string, unknown> = {};
+  for (const [name, spec] of args) {
+    const value = req.param(name);
+    const result = spec.validate === undefined ? true : await spec.validate(value, req, name);
+    if (result !== true) failed.add(name);
+    else if (isTypedArg(spec)) {
+      const converted = coerceValue(value, spec, name);
+      if (converted.ok) coerced[name] = converted.value;
+      else failed.add(name);
+    }
+  }
+  for (const name of validator.validate(coerced).keys()) failed.add(name);
+  for (const [name, spec] of args) {
+    if (failed.has(name)) req.dropParam(name);
+    else if (spec.sanitize !== undefined) {
+      const sanitized: unknown = await spec.sanitize(req.param(name), req, name);
+      if (isRestError(sanitized)) req.dropParam(name);
+      else req.setParam(name, sanitized);
+    } else if (Object.prototype.hasOwnProperty.call(coerced, name)) req.setParam(name, coerced[name]);
+  }
+}
+
+/**
+ * Makes `view` (a fresh copy of `answered`, ServerRequest.view) the request
+ * `endpoint`'s permission check sees behind `Allow`, when `endpoint` is not
+ * the one answering: every argument it declares holds a value its own rule
+ * gave, or nothing. Never a value validated by another endpoint's rule, or
+ * by none (WordPress hands every check the answered request; a check of
+ * another method then sees what it never sees in its own requests).
+ *
+ * - A value `answered` validated by the very rule `endpoint` declares (a
+ *   route's common args, a namespace's global args) is taken as it is.
+ * - A path parameter (the resource every endpoint of the route addresses)
+ *   goes through `endpoint`'s own rule.
+ * - Other declared arguments sent in the query or body are left out: their
+ *   rules' callbacks are not run for a request of another method (a
+ *   sanitizer may fetch a URL, a validator look something up).
+ * - `endpoint`'s defaults fill what was not sent; undeclared parameters
+ *   stay raw, as in every request; one holding U+0000 is left out (every
+ *   endpoint refuses it).
+ */
+export async function prepareView(view: ServerRequest, answered: ServerRequest, endpoint: ValidatedEndpoint): Promise<void> {
+  for (const name of Object.keys(view.params)) if (holdsNul(name) || holdsNul(view.param(name))) view.dropParam(name);
+  await view.applyDefaults(endpoint.args);
+  const own: (readonly [string, ArgSpec])[] = [];
+  for (const [name, spec] of endpoint.args) {
+    if (isAbsent(view.param(name))) continue;
+    const source = view.sentIn(name);
+    if (answered.validatedBy.get(name) === spec) view.setParam(name, answered.param(name));
+    else if (source === "path") own.push([name, spec]);
+    else if (source !== undefined) view.dropParam(name);
+  }
+  if (own.length > 0) await checkLeniently(view, own, endpoint.validator);
 }

@@ -488,7 +488,7 @@ export class Terms implements TermsApi {
 
   private async requireRow(id: number): Promise<TermRow> {
     const row: TermRow | undefined = isStoredId(id) ? await this.k(this.e.tables.terms).where({ id }).first() : undefined;
-    if (!row) throw new EngineError("not_found", `no term ${id}`, { id });
+    if (!row) throw new EngineError("not_found", `no term ${id}`, { id, object: "term" });
     return row;
   }
 
@@ -503,14 +503,14 @@ export class Terms implements TermsApi {
   /** The parent must be a term of the same (hierarchical) taxonomy and, on update, not the term or a descendant of it. */
   private async checkParent(tax: RegisteredTaxonomy, parent: number, self: number | null): Promise<number> {
     if (!parent) return 0;
-    if (!tax.config.hierarchical) throw new EngineError("invalid_parent", `${tax.name} is not hierarchical`, { parent });
-    if (!isStoredId(parent)) throw new EngineError("invalid_parent", `no ${tax.name} term ${parent}`, { parent });
+    if (!tax.config.hierarchical) throw new EngineError("invalid_parent", `${tax.name} is not hierarchical`, { parent, object: "term" });
+    if (!isStoredId(parent)) throw new EngineError("invalid_parent", `no ${tax.name} term ${parent}`, { parent, object: "term" });
     let cursor = parent;
     for (let depth = 0; cursor !== 0; depth++) {
-      if (self !== null && cursor === self) throw new EngineError("invalid_parent", "A term cannot be its own ancestor.", { parent });
+      if (self !== null && cursor === self) throw new EngineError("invalid_parent", "A term cannot be its own ancestor.", { parent, object: "term" });
       const row: { parent: number; taxonomy: string } | undefined = await this.k(this.e.tables.terms).where({ id: cursor }).first("parent", "taxonomy");
       if (!row || row.taxonomy !== tax.name) {
-        if (cursor === parent) throw new EngineError("invalid_parent", `no ${tax.name} term ${parent}`, { parent });
+        if (cursor === parent) throw new EngineError("invalid_parent", `no ${tax.name} term ${parent}`, { parent, object: "term" });
         break;
       }
       if (depth > MAX_DEPTH) break;

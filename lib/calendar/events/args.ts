@@ -193,16 +193,16 @@ export function slugLookupArg(engine: EngineApi, required: boolean): ArgSpec {
   };
 }
 
-const slugLookups = new WeakMap<RestRequest, Map<string, Promise<LoadedPost | undefined>>>();
+const SLUG_LOOKUPS = Symbol("event slug lookups");
 
 /**
- * `findEventBySlug` once per request: the `slug` argument check, the
- * handler and the permission checks behind `Allow` all need the event the
- * slug names, as it was when the request arrived.
+ * `findEventBySlug` once per request: the `slug` argument checks, the
+ * handler and the permission checks behind `Allow` (on their views of the
+ * request, which share `req.memo`) all need the event the slug names, as it
+ * was when the request arrived.
  */
 export function eventBySlugForRequest(engine: EngineApi, req: RestRequest, slug: string, language: string): Promise<LoadedPost | undefined> {
-  let map = slugLookups.get(req);
-  if (!map) slugLookups.set(req, (map = new Map()));
+  const map = req.memo(SLUG_LOOKUPS, () => new Map<string, Promise<LoadedPost | undefined>>());
   const key = `${language}\u0000${slug}`;
   let found = map.get(key);
   if (!found) {

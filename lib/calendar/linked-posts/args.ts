@@ -53,12 +53,27 @@ export async function addressedPost(engine: EngineApi, kind: LinkedPostKind, req
     : linkedPostBySlug(engine, kind, req.params.slug, await requestLanguage(req, engine));
 }
 
+const ADDRESS_CHECKS = Symbol("linked post address checks");
+
+/**
+ * Whether the request's address names a record, asked once per request and
+ * address: the item endpoints' `id` / `slug` rules (each endpoint has its
+ * own) all run on the path, the other endpoints' for `Allow` too.
+ */
+function namesRecord(req: RestRequest, address: string, find: () => Promise<LoadedPost | undefined>): Promise<boolean> {
+  const checks = req.memo(ADDRESS_CHECKS, () => new Map<string, Promise<boolean>>());
+  let found = checks.get(address);
+  if (!found) checks.set(address, (found = find().then((post) => post !== undefined)));
+  return found;
+}
+
 function idArg(engine: EngineApi, kind: LinkedPostKind): ArgSpec {
   return {
     type: "integer",
     description: `The ${kind} ID.`,
     // calendar-api.md §5.2: an ID that is no venue is a 400 (not a 404).
-    validate: async (value) => ((await linkedPostById(engine, kind, value)) ? true : `No ${kind} has this ID.`),
+    validate: async (value, req) =>
+      (await namesRecord(req, `${kind}\u0000id\u0000${String(value)}`, () => linkedPostById(engine, kind, value))) || `No ${kind} has this ID.`,
   };
 }
 
@@ -66,8 +81,10 @@ function slugArg(engine: EngineApi, kind: LinkedPostKind): ArgSpec {
   return {
     type: "string",
     description: `The ${kind} slug.`,
-    validate: async (value, req) =>
-      (await linkedPostBySlug(engine, kind, value, await requestLanguage(req, engine))) ? true : `No ${kind} has this slug.`,
+    validate: async (value, req) => {
+      const language = await requestLanguage(req, engine);
+      return (await namesRecord(req, `${kind}\u0000slug\u0000${language}\u0000${String(value)}`, () => linkedPostBySlug(engine, kind, value, language))) || `No ${kind} has this slug.`;
+    },
   };
 }
 

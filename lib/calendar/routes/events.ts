@@ -137,13 +137,16 @@ function writeInput(req: RestRequest): EventWriteInput {
 
 /**
  * The post a by-ID or by-slug item request addresses, looked up once per
- * request: every endpoint's permission check (the `Allow` header runs them
- * all) and the handler share it.
+ * request and address: every endpoint's permission check (the `Allow` header
+ * runs them all, each on its own view of the request) and the handler share
+ * it through `req.memo`.
  */
 function addressedPost(engine: EngineApi, by: By, host: CalendarHost): (req: RestRequest) => Promise<Addressed> {
-  const cache = new WeakMap<RestRequest, Promise<Addressed>>();
+  const lookups = Symbol(`events addressed by ${by}`);
   return (req) => {
-    let found = cache.get(req);
+    const cache = req.memo(lookups, () => new Map<string, Promise<Addressed>>());
+    const address = String(by === "id" ? req.params.id : req.params.slug);
+    let found = cache.get(address);
     if (!found) {
       found = (async () => {
         // Read before the post is loaded: a record built from it is kept only if nothing committed since (lib/cache/records.ts).
@@ -155,7 +158,7 @@ function addressedPost(engine: EngineApi, by: By, host: CalendarHost): (req: Res
         const slug = req.params.slug;
         return { post: typeof slug === "string" ? await eventBySlugForRequest(engine, req, slug, await requestLanguage(req, engine)) : undefined, token };
       })();
-      cache.set(req, found);
+      cache.set(address, found);
     }
     return found;
   };
