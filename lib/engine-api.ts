@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import type { Dialect } from "./db/dialects";
 import type { Tables } from "./db/tables";
 import type { CurrentUser, RoleName } from "./users/types";
+import type { Actor } from "./users/actor";
 import type { LoadedPost, Occurrence, OccurrenceInput, Post, PostInput, PostPage, PostPatch, PostQuery, PostTypeConfig } from "./posts/types";
 import type { ChangeLogPage } from "./hooks/change-log";
 import type { Term, TermInput, TermPage, TermPatch, TermQuery, TaxonomyConfig } from "./taxonomy/types";
@@ -139,8 +140,14 @@ export interface UsersApi {
 }
 
 export interface PostsApi {
-  create(input: PostInput, actor?: CurrentUser | null): Promise<LoadedPost>;
-  update(id: number, patch: PostPatch, actor?: CurrentUser | null): Promise<LoadedPost>;
+  /**
+   * Writes clean every text by the kind the type declares (lib/posts/clean.ts),
+   * for `actor`: a user (HTML kept only with `unfiltered_html`), `null` for
+   * nobody signed in (HTML cleaned), or `OPERATOR` for the site's own content
+   * (HTML kept). The actor is also who the change is recorded for.
+   */
+  create(input: PostInput, actor?: Actor): Promise<LoadedPost>;
+  update(id: number, patch: PostPatch, actor?: Actor): Promise<LoadedPost>;
   /**
    * `likelyTypes`: the post types the caller expects, a hint that makes the read cheaper (any type is still read whole).
    * An instance id (lib/posts/occurrences.ts) reads the post as seen at that instance (`LoadedPost.occurrence`).
@@ -178,8 +185,9 @@ export interface PostsApi {
 }
 
 export interface TermsApi {
-  create(input: TermInput): Promise<Term>;
-  update(id: number, patch: TermPatch): Promise<Term>;
+  /** The name and description are cleaned by the kinds the taxonomy declares, for `actor` (as `PostsApi.create`). */
+  create(input: TermInput, actor?: Actor): Promise<Term>;
+  update(id: number, patch: TermPatch, actor?: Actor): Promise<Term>;
   get(id: number): Promise<Term | undefined>;
   getMany(ids: number[]): Promise<Map<number, Term>>;
   bySlug(taxonomy: string, slug: string, language?: string): Promise<Term | undefined>;

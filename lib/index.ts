@@ -11,7 +11,12 @@ export { EngineError, isEngineError } from "./engine-errors";
 export type { PostTypeConfig, FieldDef, Post, LoadedPost, PostInput, PostQuery, RestLocation } from "./posts/types";
 export type { TaxonomyConfig, Term, TermInput, TermQuery } from "./taxonomy/types";
 export type { CurrentUser, RoleName } from "./users/types";
+export { OPERATOR } from "./users/actor";
+export type { Actor, Operator } from "./users/actor";
+/** WordPress's sanitisers, as the engine applies them on write by each text's declared kind (`FieldDef.kind`). */
 export { sanitizeTitle } from "./format/slug";
+export { escUrlRaw, sanitizeBasicHtml, sanitizeEmail, sanitizeField, sanitizePostHtml, sanitizeTextareaField, sanitizeTextField, TEXT_KINDS } from "./format/sanitize";
+export type { TextKind } from "./format/sanitize";
 export { strtotime, parseApiDate } from "./dates/strtotime";
 export { createCalendarPage, createDocsPage, createEditorPage } from "./pages";
 export type { CalendarPageOptions, DocsPageOptions } from "./pages";

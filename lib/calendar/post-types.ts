@@ -34,6 +34,10 @@ export const postTypes: Record<string, PostTypeConfig> = {
     publishedIndex: true,
     // A series' occurrences (lib/calendar/recurrence) are listed as events with their own times.
     occurrenceFields: { start_local: "start_local", end_local: "end_local", start_utc: "start_utc", end_utc: "end_utc" },
+    // The engine cleans every text on write (lib/posts/clean.ts): an event's title is post HTML, as the original's (kses unless `unfiltered_html`).
+    textKinds: { title: "html" },
+    // The importer's identifiers of an event's source (lib/calendar/import/ics.ts), compared as written.
+    metaKinds: { _ical_uid: "raw", _ical_source: "raw", _ical_hash: "raw" },
     fields: {
       // Event-local wall clock: the reference compares list bounds against
       // these (calendar-api.md §4.1), so they are indexed columns.
@@ -49,12 +53,12 @@ export const postTypes: Record<string, PostTypeConfig> = {
       // null = never stored, which the record shows as true / the page URL.
       show_map: { type: "boolean", default: null },
       show_map_link: { type: "boolean", default: null },
-      website: { type: "string", length: 2048, default: null },
-      /** JSON array of the cost strings as sent. */
-      cost: { type: "text", default: null },
+      website: { type: "string", length: 2048, default: null, kind: "url" },
+      /** JSON array of the cost strings as sent, each cleaned as text by the event operations. */
+      cost: { type: "text", default: null, kind: "raw" },
       image_id: { type: "integer", default: null },
       /** JSON array of the RFC 5545 lines of a series (lib/calendar/recurrence); null for a single event. */
-      recurrence: { type: "text", default: null },
+      recurrence: { type: "text", default: null, kind: "raw" },
       /**
        * On an occurrence detached from its series (an event whose parent is the series): the start its
        * series' rules made it at (RFC 5545's RECURRENCE-ID, the occurrence's key); null otherwise.
@@ -71,6 +75,8 @@ export const postTypes: Record<string, PostTypeConfig> = {
     rewriteSlug: "venue",
     supports: ["title", "editor", "excerpt", "author", "thumbnail"],
     capabilityType: ["venue", "venues"],
+    // The name is plain text (sanitize_text_field), as its other fields.
+    textKinds: { title: "text" },
     // Anonymous lists ("with upcoming events", pages) from memory; the upcoming events are named by the events' index.
     publishedIndex: true,
     fields: {
@@ -81,7 +87,7 @@ export const postTypes: Record<string, PostTypeConfig> = {
       state: { type: "string", default: null },
       zip: { type: "string", length: 64, default: null },
       phone: { type: "string", length: 64, default: null },
-      website: { type: "string", length: 2048, default: null },
+      website: { type: "string", length: 2048, default: null, kind: "url" },
       stateprovince: { type: "string", default: null },
       show_map: { type: "boolean", default: null },
       show_map_link: { type: "boolean", default: null },
@@ -98,11 +104,13 @@ export const postTypes: Record<string, PostTypeConfig> = {
     rewriteSlug: "organizer",
     supports: ["title", "editor", "excerpt", "author", "thumbnail"],
     capabilityType: ["organizer", "organizers"],
+    textKinds: { title: "text" },
     // Anonymous lists ("with upcoming events", pages) from memory; the upcoming events are named by the events' index.
     publishedIndex: true,
     fields: {
       phone: { type: "string", length: 64, default: null },
-      website: { type: "string", length: 2048, default: null },
+      website: { type: "string", length: 2048, default: null, kind: "url" },
+      // Checked to be an address by the organizer rules, and stored as text (as the original stores it).
       email: { type: "string", default: null },
       image_id: { type: "integer", default: null },
     },
@@ -114,7 +122,7 @@ export const postTypes: Record<string, PostTypeConfig> = {
     rewriteSlug: "attachment",
     capabilityType: ["post", "posts"],
     fields: {
-      url: { type: "string", length: 2048, default: "" },
+      url: { type: "string", length: 2048, default: "", kind: "url" },
       mime_type: { type: "string", length: 100, default: "" },
       width: { type: "integer", default: null },
       height: { type: "integer", default: null },
@@ -130,6 +138,8 @@ export const taxonomies: Record<string, TaxonomyConfig> = {
     hierarchical: true,
     labels: { singular: "Event Category", plural: "Event Categories" },
     rewriteSlug: "events/category",
+    // Descriptions are post HTML, as the calendar's records have always kept them (kses unless `unfiltered_html`).
+    textKinds: { description: "html" },
     // calendar-api.md §6.3: authors may manage event categories.
     capabilities: { manage: "publish_events", edit: "publish_events", delete: "publish_events", assign: "edit_events" },
   },
@@ -139,6 +149,7 @@ export const taxonomies: Record<string, TaxonomyConfig> = {
     hierarchical: false,
     labels: { singular: "Tag", plural: "Tags" },
     rewriteSlug: "tag",
+    textKinds: { description: "html" },
     capabilities: { manage: "manage_categories", edit: "manage_categories", delete: "manage_categories", assign: "edit_events" },
   },
 };

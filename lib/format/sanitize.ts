@@ -1,7 +1,11 @@
 /**
- * Input sanitising for users without the `unfiltered_html` capability
- * (WordPress runs titles, content and excerpts of such users through kses)
- * and a port of WordPress's sanitize_text_field().
+ * Input sanitising as WordPress does it on save: kses for the HTML of users
+ * without the `unfiltered_html` capability (post content and excerpts:
+ * wp_filter_post_kses; titles and term descriptions: wp_filter_kses), and
+ * ports of sanitize_text_field(), sanitize_textarea_field(), esc_url_raw()
+ * and sanitize_email(), which WordPress applies whoever writes. `TextKind`
+ * names them; the engine cleans every text a write stores by its declared
+ * kind (lib/posts/clean.ts).
  *
  * HTML is sanitised with sanitize-html, i.e. parsed rather than pattern
  * matched: regular expressions cannot safely decide what a browser will
@@ -9,6 +13,7 @@
  */
 import sanitizeHtml from "sanitize-html";
 import { phpTrim } from "./php";
+import { sanitizeTitle } from "./slug";
 import { stripTags } from "./strip-tags";
 
 /** Attributes WordPress's _wp_add_global_attributes() allows on every post tag. */
@@ -209,8 +214,70 @@ const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
  * `<style>`, event-handler attributes and `javascript:`/`data:` URLs go.
  */
 export function sanitizePostHtml(html: string): string {
+  return settledHtml(html, SANITIZE_OPTIONS);
+}
+
+/** Text only (every tag removed, `<` and `&` escaped): what a pass of sanitize-html leaves stable for sure. */
+const TEXT_ONLY_OPTIONS: sanitizeHtml.IOptions = { ...SANITIZE_OPTIONS, allowedTags: [], allowedAttributes: {}, allowedStyles: {} };
+/** Passes after which HTML that still changes is kept as its text (never seen: one extra pass settles everything tried). */
+const MAX_HTML_PASSES = 4;
+
+/**
+ * sanitize-html until its output settles, so that cleaning stored HTML
+ * again leaves it as it is (the engine cleans what the calendar has cleaned
+ * already): a single pass can leave markup a second parse reads otherwise
+ * (`<p><x:y><p>` gives `<p><p></p></p>`, which parses as two paragraphs).
+ */
+function settledHtml(html: string, options: sanitizeHtml.IOptions): string {
   if (html === "") return "";
-  return sanitizeHtml(html, SANITIZE_OPTIONS);
+  let current = sanitizeHtml(html, options);
+  for (let pass = 1; pass < MAX_HTML_PASSES; pass++) {
+    const next = sanitizeHtml(current, options);
+    if (next === current) return current;
+    current = next;
+  }
+  return sanitizeHtml(current, TEXT_ONLY_OPTIONS);
+}
+
+/**
+ * WordPress's `$allowedtags`, what wp_filter_kses() keeps (post titles,
+ * term descriptions, comments): inline emphasis, links, quotations and code,
+ * with none of the global attributes `$allowedposttags` adds.
+ */
+const BASIC_ALLOWED_ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
+  a: ["href", "title"],
+  abbr: ["title"],
+  acronym: ["title"],
+  b: [],
+  blockquote: ["cite"],
+  cite: [],
+  code: [],
+  del: ["datetime"],
+  em: [],
+  i: [],
+  q: ["cite"],
+  s: [],
+  strike: [],
+  strong: [],
+};
+
+const BASIC_OPTIONS: sanitizeHtml.IOptions = {
+  ...SANITIZE_OPTIONS,
+  allowedTags: Object.keys(BASIC_ALLOWED_ATTRIBUTES),
+  allowedAttributes: Object.fromEntries(Object.entries(BASIC_ALLOWED_ATTRIBUTES).map(([tag, attrs]) => [tag, [...attrs]])),
+  allowedStyles: {},
+};
+
+/**
+ * HTML reduced to WordPress's `$allowedtags` (wp_filter_kses(), which
+ * WordPress runs on the titles of users without `unfiltered_html` and on
+ * term descriptions): `<a href title>`, `<b>`, `<strong>`, `<em>`, `<i>`,
+ * `<code>`, `<q>`, `<blockquote>`, `<abbr>`, `<del>`… stay; other tags go
+ * with their attributes (their text stays, except that of script-like
+ * elements), as do `javascript:`/`data:` URLs.
+ */
+export function sanitizeBasicHtml(html: string): string {
+  return settledHtml(html, BASIC_OPTIONS);
 }
 
 /** esc_html() for the text wp_pre_kses_less_than() escapes. */
@@ -236,19 +303,16 @@ function stripAllTags(text: string): string {
   return phpTrim(stripTags(text.replace(/<(script|style)[^>]*?>[\s\S]*?<\/\1>/gi, "")));
 }
 
-/**
- * WordPress sanitize_text_field(): tags stripped (a lone `<` kept as
- * `&lt;`), line breaks, tabs and runs of spaces collapsed to one space,
- * percent-encoded octets removed, trimmed.
- */
-export function sanitizeTextField(s: string): string {
+/** WordPress _sanitize_text_fields(): sanitize_text_field() and, keeping line breaks, sanitize_textarea_field(). */
+function sanitizeTextFields(s: string, keepNewlines: boolean): string {
   let filtered = s;
   if (filtered.includes("<")) {
     filtered = stripAllTags(preKsesLessThan(filtered));
     // Keep a `<` that ends up before a newline from turning back into a tag later.
     filtered = filtered.split("<\n").join("&lt;\n");
   }
-  filtered = phpTrim(filtered.replace(/[\r\n\t ]+/g, " "));
+  if (!keepNewlines) filtered = filtered.replace(/[\r\n\t ]+/g, " ");
+  filtered = phpTrim(filtered);
 
   let found = false;
   for (let m = /%[a-f0-9]{2}/i.exec(filtered); m !== null; m = /%[a-f0-9]{2}/i.exec(filtered)) {
@@ -257,6 +321,20 @@ export function sanitizeTextField(s: string): string {
   }
   if (found) filtered = phpTrim(filtered.replace(/ +/g, " "));
   return filtered;
+}
+
+/**
+ * WordPress sanitize_text_field(): tags stripped (a lone `<` kept as
+ * `&lt;`), line breaks, tabs and runs of spaces collapsed to one space,
+ * percent-encoded octets removed, trimmed.
+ */
+export function sanitizeTextField(s: string): string {
+  return sanitizeTextFields(s, false);
+}
+
+/** WordPress sanitize_textarea_field(): sanitize_text_field() that keeps line breaks, tabs and runs of spaces. */
+export function sanitizeTextareaField(s: string): string {
+  return sanitizeTextFields(s, true);
 }
 
 /** WordPress's wp_allowed_protocols(): the schemes esc_url_raw() keeps. */
@@ -344,24 +422,90 @@ export function escUrlRaw(url: string, protocols: readonly string[] = WP_ALLOWED
   return good.toLowerCase() !== out.toLowerCase() ? "" : good;
 }
 
-/**
- * How a stored text field is cleaned on save, as WordPress does for a user
- * without `unfiltered_html`:
- * - `text`: sanitize_text_field(), for everyone (names, address parts,
- *   phone, e-mail: plain text, never markup);
- * - `url`: esc_url_raw() with WordPress's allowed protocols, for everyone;
- * - `html`: kses (sanitizePostHtml) unless the user has `unfiltered_html`
- *   (content, excerpts, event titles: WordPress keeps those users' HTML).
- */
-export type FieldSanitizer = "text" | "url" | "html";
+/** PHP trim()'s default characters, and `extra`. */
+function trimWith(s: string, extra: string): string {
+  return phpTrim(s, ` \t\n\r\0\x0B${extra}`);
+}
 
-export function sanitizeField(kind: FieldSanitizer, value: string, unfilteredHtml: boolean): string {
+/**
+ * WordPress sanitize_email(): an address with the characters an address
+ * may not hold removed (local part: letters, digits and
+ * ``!#$%&'*+/=?^_`{|}~.-``; each domain label: letters, digits and `-`),
+ * or "" when what is left is no address (under 6 bytes, no `@` after the
+ * first character, fewer than two domain labels).
+ */
+export function sanitizeEmail(email: string): string {
+  if (Buffer.byteLength(email) < 6) return "";
+  const at = email.indexOf("@", 1);
+  if (at < 0) return "";
+  const local = email.slice(0, at).replace(/[^a-zA-Z0-9!#$%&'*+/=?^_`{|}~.-]/g, "");
+  if (local === "") return "";
+  let domain = email.slice(at + 1).replace(/\.{2,}/g, "");
+  if (domain === "") return "";
+  domain = trimWith(domain, ".");
+  if (domain === "") return "";
+  const subs = domain.split(".");
+  if (subs.length < 2) return "";
+  const labels = subs.map((sub) => trimWith(sub, "-").replace(/[^a-z0-9-]+/gi, "")).filter((sub) => sub !== "");
+  if (labels.length < 2) return "";
+  return `${local}@${labels.join(".")}`;
+}
+
+/**
+ * sanitize_email() until the address settles: one pass can leave what a
+ * second pass changes (`.@<x.y` gives `.@x.y`, which is under 6 bytes), and
+ * a stored value must be one that cleaning leaves as it is. Each pass that
+ * changes the address shortens it, so the loop ends.
+ */
+function settledEmail(email: string): string {
+  let current = email;
+  for (let next = sanitizeEmail(current); next !== current; next = sanitizeEmail(current)) current = next;
+  return current;
+}
+
+/**
+ * How a stored text is cleaned on save (the engine applies the kind each
+ * post type and taxonomy declares for each text: lib/posts/clean.ts):
+ * - `text`: sanitize_text_field(), for everyone (names, address parts,
+ *   phone numbers: plain text, never markup);
+ * - `textarea`: sanitize_textarea_field() (plain text keeping its line
+ *   breaks), for everyone;
+ * - `url`: esc_url_raw() with WordPress's allowed protocols, for everyone;
+ * - `email`: sanitize_email(), for everyone;
+ * - `slug`: sanitize_title(), for everyone;
+ * - `html`: post HTML (wp_filter_post_kses: content, excerpts), kept as
+ *   written for users with `unfiltered_html`;
+ * - `basic-html`: WordPress's `$allowedtags` (wp_filter_kses: titles, term
+ *   descriptions), kept as written for users with `unfiltered_html`;
+ * - `raw`: stored as given — an explicit opt-out, for values that are not
+ *   text a person wrote (identifiers, a JSON list the plugin built from
+ *   values it cleaned itself).
+ */
+export type TextKind = "text" | "textarea" | "url" | "email" | "slug" | "html" | "basic-html" | "raw";
+export const TEXT_KINDS: readonly TextKind[] = ["text", "textarea", "url", "email", "slug", "html", "basic-html", "raw"];
+
+export function isTextKind(value: unknown): value is TextKind {
+  return typeof value === "string" && (TEXT_KINDS as readonly string[]).includes(value);
+}
+
+/** `value` cleaned as its kind says, for a writer who has (`unfilteredHtml`) or lacks `unfiltered_html`. */
+export function sanitizeField(kind: TextKind, value: string, unfilteredHtml: boolean): string {
   switch (kind) {
     case "text":
       return sanitizeTextField(value);
+    case "textarea":
+      return sanitizeTextareaField(value);
     case "url":
       return escUrlRaw(phpTrim(value));
+    case "email":
+      return settledEmail(phpTrim(value));
+    case "slug":
+      return sanitizeTitle(value);
     case "html":
       return unfilteredHtml ? value : sanitizePostHtml(value);
+    case "basic-html":
+      return unfilteredHtml ? value : sanitizeBasicHtml(value);
+    case "raw":
+      return value;
   }
 }

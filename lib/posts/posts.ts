@@ -1,6 +1,7 @@
 import { isStoredId } from "../db/ids";
 import type { EngineContext } from "../engine-context";
 import type { PostsApi } from "../engine-api";
+import type { Actor } from "../users/actor";
 import type { CurrentUser } from "../users/types";
 import { PostLoader } from "./load";
 import { getManyAt } from "./occurrences";
@@ -31,11 +32,11 @@ export class Posts implements PostsApi {
 
   // ------------------------------------------------------------------ writes
 
-  create(input: PostInput, actor?: CurrentUser | null): Promise<LoadedPost> {
+  create(input: PostInput, actor?: Actor): Promise<LoadedPost> {
     return this.e.write((tx) => new PostWriter(tx).createIn(input, actor ?? null));
   }
 
-  update(id: number, patch: PostPatch, actor?: CurrentUser | null): Promise<LoadedPost> {
+  update(id: number, patch: PostPatch, actor?: Actor): Promise<LoadedPost> {
     return this.e.write((tx) => new PostWriter(tx).updateIn(id, patch, actor ?? null));
   }
 

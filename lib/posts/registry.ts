@@ -1,5 +1,6 @@
 import { tableNames, type Tables } from "../db/tables";
 import { EngineError } from "../engine-errors";
+import { declaredFieldKind, declaredPostKinds, declaredTermKinds } from "./clean";
 import type { TaxonomyConfig } from "../taxonomy/types";
 import { FieldDef, POST_STATUSES, PostStatus, PostTypeConfig, RestLocation } from "./types";
 
@@ -76,6 +77,7 @@ export interface RegisteredPostType {
   config: PostTypeConfig;
   caps: PostTypeCaps;
   statuses: ReadonlySet<PostStatus>;
+  /** The declared fields; each `string` and `text` field with its `kind` (the default filled in). */
   fields: Readonly<Record<string, FieldDef>>;
   /** Name of the typed-field table (`tables.fields(name)`, for queries), or null when the type declares no fields. */
   fieldsTable: string | null;
@@ -144,13 +146,16 @@ export class Registry {
         }
       }
       if (d.type === "text" && d.index) throw new EngineError("invalid_field", `${name}.${field}: text fields cannot be indexed; use a string field`);
+      const kind = declaredFieldKind(`${name}.${field}`, d);
+      if (kind !== undefined) d.kind = kind;
       fields[field] = d;
     }
     for (const field of Object.values(config.occurrenceFields ?? {})) {
       if (fields[field]?.type !== "datetime") throw new EngineError("invalid_field", `${name}: occurrenceFields names ${field}, which is not a datetime field`);
     }
     const rest = checkRestLocation(`post type ${name}`, config.rest);
-    const stored: PostTypeConfig = { ...config, statuses: [...statuses], fields, ...(rest ? { rest } : {}) };
+    // The stored config holds every kind, defaults filled in (clean.ts reads them there).
+    const stored: PostTypeConfig = { ...config, statuses: [...statuses], fields, ...declaredPostKinds(name, config), ...(rest ? { rest } : {}) };
     this.postTypes.set(name, {
       name,
       config: stored,
@@ -166,7 +171,7 @@ export class Registry {
   registerTaxonomy(name: string, config: TaxonomyConfig): void {
     if (!TYPE_NAME.test(name)) throw new EngineError("invalid_type", `invalid taxonomy name: ${name}`, { taxonomy: name, object: "taxonomy" });
     const rest = checkRestLocation(`taxonomy ${name}`, config.rest);
-    const stored: TaxonomyConfig = { ...config, objectTypes: [...config.objectTypes], ...(rest ? { rest } : {}) };
+    const stored: TaxonomyConfig = { ...config, objectTypes: [...config.objectTypes], textKinds: declaredTermKinds(name, config), ...(rest ? { rest } : {}) };
     this.taxonomies.set(name, { name, config: stored, caps: taxonomyCaps(config) });
     this.version++;
     this.registered({ kind: "taxonomy", name });

@@ -1,3 +1,4 @@
+import type { TextKind } from "../format/sanitize";
 import type { CurrentUser } from "../users/types";
 
 /** WordPress's core post statuses that calpress knows. */
@@ -19,6 +20,13 @@ export interface FieldDef {
   index?: boolean;
   /** Stored when a create does not give the field; `null` when omitted. */
   default?: FieldValue;
+  /**
+   * `string` and `text` fields only: how a written value is cleaned
+   * (lib/format/sanitize.ts `TextKind`). Default: `text` for a string
+   * (sanitize_text_field), `textarea` for a text (the same, keeping line
+   * breaks). `raw` stores the value as given: the per-field opt-out.
+   */
+  kind?: TextKind;
 }
 export type FieldValue = string | number | boolean | null;
 
@@ -60,6 +68,15 @@ export interface PostTypeConfig {
   /** Keep an empty slug while draft/pending when none was asked for (WordPress does for posts). */
   emptySlugWhileDraft?: boolean;
   fields?: Record<string, FieldDef>;
+  /**
+   * How the core text columns are cleaned on write (lib/posts/clean.ts).
+   * Defaults, as WordPress for a user without `unfiltered_html`: title
+   * `basic-html` (wp_filter_kses), content and excerpt `html`
+   * (wp_filter_post_kses).
+   */
+  textKinds?: Partial<Record<"title" | "content" | "excerpt", TextKind>>;
+  /** How post meta values are cleaned on write, by key; a key not named here is `text`. */
+  metaKinds?: Record<string, TextKind>;
   /** Fields searched (besides title, content, excerpt) by `search` in findPosts. */
   searchFields?: string[];
   /**

@@ -5,8 +5,9 @@ import type { EngineContext } from "../engine-context";
 import { assertNoNul, EngineError } from "../engine-errors";
 import { sanitizeTitle } from "../format/slug";
 import { deletedPostChange, postChange } from "../hooks/journal";
-import type { CurrentUser } from "../users/types";
+import { actorUserId, type Actor } from "../users/actor";
 import { utcSqlMillis } from "../dates/format";
+import { cleanPostWrite } from "./clean";
 import { derivePostDates, formatLocal, formatUtc, siteZone, ZERO_DATE } from "./dates";
 import { defaultFieldValues, toDbValue } from "./fields";
 import { PostLoader, type PostRow } from "./load";
@@ -70,11 +71,13 @@ export class PostWriter {
     return ids;
   }
 
-  async createIn(input: PostInput, actor: CurrentUser | null): Promise<LoadedPost> {
-    const type = this.e.registry.postType(input.type);
+  async createIn(given: PostInput, actor: Actor): Promise<LoadedPost> {
+    const type = this.e.registry.postType(given.type);
+    // Cleaned before anything reads it: the slug is made from the cleaned title, as wp_insert_post makes it.
+    const input = cleanPostWrite(type.config, given, actor);
     const requested = input.status ?? "draft";
     this.checkStatus(type, requested);
-    const author = input.author ?? actor?.id ?? 0;
+    const author = input.author ?? actorUserId(actor) ?? 0;
     if (author !== 0) await this.assertUser(author);
     const parent = input.parent ?? 0;
     if (parent !== 0) await this.assertPostExists(parent, "invalid_parent");
@@ -122,15 +125,16 @@ export class PostWriter {
     await this.replaceLinks(id, input.links);
     if (status === "publish" && touched.length > 0) await this.e.terms.recountIn(touched);
     const created = (await this.loader.load([id], WITH_ALL))[0];
-    this.e.recordChange(postChange("created", created, null, now, actor?.id));
+    this.e.recordChange(postChange("created", created, null, now, actorUserId(actor)));
     return created;
   }
 
-  async updateIn(id: number, patch: PostPatch, actor: CurrentUser | null): Promise<LoadedPost> {
-    // Permission checks belong to the caller; the actor only names who made the change (hooks).
-    if (patch.terms !== undefined || patch.status !== undefined) await this.lockTermsBeforePost(id, Object.values(patch.terms ?? {}).flat());
+  async updateIn(id: number, given: PostPatch, actor: Actor): Promise<LoadedPost> {
+    // Permission checks belong to the caller; the actor names who made the change (hooks) and decides what HTML is kept (clean.ts).
+    if (given.terms !== undefined || given.status !== undefined) await this.lockTermsBeforePost(id, Object.values(given.terms ?? {}).flat());
     const cur = await this.requireRow(id, true);
     const type = this.e.registry.postType(cur.type);
+    const patch = cleanPostWrite(type.config, given, actor);
     const requested = (patch.status ?? cur.status) as PostStatus;
     if (patch.status !== undefined && patch.status !== cur.status) this.checkStatus(type, requested);
     const changes: Partial<PostRow> = {};
@@ -223,7 +227,7 @@ export class PostWriter {
     if (touched.size > 0) await this.e.terms.recountIn([...touched]);
     const updated = (await this.loader.load([id], WITH_ALL))[0];
     const action = status === "trash" && cur.status !== "trash" ? "trashed" : "updated";
-    this.e.recordChange(postChange(action, updated, cur.status as PostStatus, now, actor?.id));
+    this.e.recordChange(postChange(action, updated, cur.status as PostStatus, now, actorUserId(actor)));
     return updated;
   }
 

@@ -8,7 +8,9 @@ import { termTag } from "../db/cache-tags";
 import { noteTagsRead } from "../cache/tag-audit";
 import { assertNoNul, EngineError, hasNul } from "../engine-errors";
 import { sanitizeTitle, uniqueSlugCandidate } from "../format/slug";
+import { cleanTermWrite } from "../posts/clean";
 import type { RegisteredTaxonomy } from "../posts/registry";
+import type { Actor } from "../users/actor";
 import { attemptUnique, countOf, insertReturningId, likeContains, orderByList, orderByText } from "../posts/sql";
 import type { Term, TermInput, TermPage, TermPatch, TermQuery } from "./types";
 
@@ -74,12 +76,12 @@ export class Terms implements TermsApi {
     return this.e.knex;
   }
 
-  create(input: TermInput): Promise<Term> {
-    return this.e.write((tx) => new Terms(tx).createIn(input));
+  create(input: TermInput, actor?: Actor): Promise<Term> {
+    return this.e.write((tx) => new Terms(tx).createIn(input, actor ?? null));
   }
 
-  update(id: number, patch: TermPatch): Promise<Term> {
-    return this.e.write((tx) => new Terms(tx).updateIn(id, patch));
+  update(id: number, patch: TermPatch, actor?: Actor): Promise<Term> {
+    return this.e.write((tx) => new Terms(tx).updateIn(id, patch, actor ?? null));
   }
 
   delete(id: number): Promise<Term> {
@@ -91,14 +93,16 @@ export class Terms implements TermsApi {
   }
 
   /** @internal */
-  async createIn(input: TermInput): Promise<Term> {
-    const term = await this.insertIn(input);
+  async createIn(input: TermInput, actor: Actor = null): Promise<Term> {
+    const term = await this.insertIn(input, actor);
     this.e.recordChange(termChange("created", term, this.e.now()));
     return term;
   }
 
-  private async insertIn(input: TermInput): Promise<Term> {
-    const tax = this.e.registry.taxonomy(input.taxonomy);
+  private async insertIn(given: TermInput, actor: Actor): Promise<Term> {
+    const tax = this.e.registry.taxonomy(given.taxonomy);
+    // Cleaned first, as wp_insert_term's sanitize_term: the name rules and the slug see the stored name.
+    const input = cleanTermWrite(tax.config, given, actor);
     const name = this.checkName(input.name);
     const language = input.language ?? (await this.e.options.defaultLanguage());
     const parent = await this.checkParent(tax, input.parent ?? 0, null);
@@ -161,9 +165,10 @@ export class Terms implements TermsApi {
   }
 
   /** @internal */
-  async updateIn(id: number, patch: TermPatch): Promise<Term> {
+  async updateIn(id: number, given: TermPatch, actor: Actor = null): Promise<Term> {
     const cur = await this.requireRow(id);
     const tax = this.e.registry.taxonomy(cur.taxonomy);
+    const patch = cleanTermWrite(tax.config, given, actor);
     const changes: Partial<TermRow> = {};
     const name = patch.name !== undefined ? this.checkName(patch.name) : cur.name;
     if (name !== cur.name) changes.name = name;

@@ -1,3 +1,4 @@
+import type { TextKind } from "../format/sanitize";
 import type { RestLocation } from "../posts/types";
 
 export interface TaxonomyConfig {
@@ -10,6 +11,12 @@ export interface TaxonomyConfig {
   rewriteSlug?: string;
   /** Capabilities for manage/edit/delete/assign terms (WordPress defaults: manage_categories / edit_posts). */
   capabilities?: { manage?: string; edit?: string; delete?: string; assign?: string };
+  /**
+   * How a term's name and description are cleaned on write (lib/posts/clean.ts).
+   * Defaults: name `text` (WordPress's `pre_term_name`: sanitize_text_field),
+   * description `basic-html` (`pre_term_description`: wp_filter_kses).
+   */
+  textKinds?: Partial<Record<"name" | "description", TextKind>>;
 }
 
 export interface Term {

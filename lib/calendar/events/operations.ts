@@ -135,7 +135,10 @@ export function eventCaps(engine: EngineApi): PostTypeCaps {
   return postTypeCaps(engine.postType(EVENT)?.capabilityType ?? ["event", "events"]);
 }
 
-/** A text field as stored: cleaned by its sanitiser in WRITE_SANITIZERS, for the acting user. */
+/**
+ * A value the write's own rules need cleaned before the engine sees it (WRITE_SANITIZERS), for the acting user.
+ * Title, description and excerpt are cleaned by the engine, as the event type declares (post-types.ts).
+ */
 function cleaned(name: keyof typeof WRITE_SANITIZERS, text: string, user: CurrentUser | null): string {
   const kind = WRITE_SANITIZERS[name];
   return kind === undefined ? text : sanitizeField(kind, text, user?.can("unfiltered_html") === true);
@@ -386,9 +389,9 @@ async function prepareWrite(
   const fields: Record<string, FieldValue> = { ...times.fields };
   const patch: PreparedWrite["patch"] = { fields };
 
-  if (sent(input.title)) patch.title = cleaned("title", input.title, user);
-  if (sent(input.description)) patch.content = cleaned("description", input.description, user);
-  if (sent(input.excerpt)) patch.excerpt = cleaned("excerpt", input.excerpt, user);
+  if (sent(input.title)) patch.title = input.title;
+  if (sent(input.description)) patch.content = input.description;
+  if (sent(input.excerpt)) patch.excerpt = input.excerpt;
   if (sent(input.slug)) patch.slug = input.slug;
   if (sent(input.author)) patch.author = Number(input.author);
   // An omitted status is the default of status scaling on update too: a

@@ -6,7 +6,7 @@
  */
 import type { EngineApi } from "../../engine-api";
 import { isValidTimeZone } from "../../dates/format";
-import { escUrlRaw, type FieldSanitizer } from "../../format/sanitize";
+import { escUrlRaw, type TextKind } from "../../format/sanitize";
 import { checkImageValue } from "../linked-posts/image";
 import { authorRule, isAbsoluteUrl, statusRule } from "../linked-posts/validate";
 import { EVENT, postTypes } from "../post-types";
@@ -141,19 +141,19 @@ export const WRITE_RULES: Readonly<Record<WriteField, FieldRule>> = {
 };
 
 /**
- * How each stored text field of an event is cleaned on save
- * (lib/format/sanitize.ts): title, description and excerpt are HTML (kept
- * for users with `unfiltered_html`, kses for others, as WordPress does for
- * post titles and content); the website an esc_url_raw() URL and each cost
- * value sanitize_text_field() text, for everyone. Slugs are normalised by
- * the engine; the other fields are dates, flags, IDs and enumerations that
- * their rules already restrict. Terms, venues and organizers created with
- * an event go through their own tables.
+ * The event fields the operations clean themselves, because a rule needs
+ * the cleaned value before the write: the website, an esc_url_raw() URL
+ * for everyone (one that cleans to nothing is stored as none on create),
+ * and each cost value, sanitize_text_field() text for everyone (the engine
+ * stores the JSON list of them as built). Everything else is cleaned by the
+ * engine on write, by the kinds the event type declares (post-types.ts:
+ * title, description and excerpt are post HTML, kses unless
+ * `unfiltered_html`); slugs are normalised by the engine; the other fields
+ * are dates, flags, IDs and enumerations that their rules already restrict.
+ * Terms, venues and organizers created with an event go through their own
+ * operations.
  */
-export const WRITE_SANITIZERS: Readonly<Partial<Record<WriteField, FieldSanitizer>>> = {
-  title: "html",
-  description: "html",
-  excerpt: "html",
+export const WRITE_SANITIZERS: Readonly<Partial<Record<WriteField, TextKind>>> = {
   website: "url",
   cost: "text",
 };

@@ -1,5 +1,6 @@
 import type { EngineApi } from "../../engine-api";
 import type { CurrentUser } from "../../users/types";
+import { escUrlRaw } from "../../format/sanitize";
 import { isWpInteger } from "../../routes/coerce";
 import { checkUrlShape, safeFetch, type FetchOptions } from "../../net/safe-fetch";
 import { ATTACHMENT, postTypes } from "../post-types";
@@ -107,7 +108,8 @@ export async function planImage(
   const shape = await checkImageValue(value, engine);
   if (shape !== null) return { error: shape };
   if (isWpInteger(value)) return { plan: { action: "attach", id: Number(value) } };
-  const url = String(value).trim();
+  // As the attachment stores it (its `url` field is an esc_url_raw() URL), so that the lookup below finds it again.
+  const url = escUrlRaw(String(value).trim());
   // The original sideloads URLs through media_sideload_image, which needs upload_files.
   if (!user || !user.can("upload_files")) return { error: "You are not allowed to add images by URL." };
   // A URL the policy refuses on its face is refused even when an attachment already has it.

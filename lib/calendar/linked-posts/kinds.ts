@@ -1,4 +1,4 @@
-import { sanitizeField, type FieldSanitizer } from "../../format/sanitize";
+import { sanitizeField, type TextKind } from "../../format/sanitize";
 import { ORGANIZER, postTypes, VENUE } from "../post-types";
 
 /**
@@ -34,7 +34,7 @@ export interface LinkedKindConfig {
    * name and the plain fields are text for everyone, the website a URL for
    * everyone, the description HTML (kses unless `unfiltered_html`).
    */
-  sanitizers: Readonly<Record<string, FieldSanitizer>>;
+  sanitizers: Readonly<Record<string, TextKind>>;
 }
 
 const TEXT = "text" as const;

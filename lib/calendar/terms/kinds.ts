@@ -1,4 +1,4 @@
-import { sanitizeField, type FieldSanitizer } from "../../format/sanitize";
+import { sanitizeField, type TextKind } from "../../format/sanitize";
 import { postTypeCaps } from "../../posts/registry";
 import type { CurrentUser } from "../../users/types";
 import { CATEGORY, EVENT, postTypes, TAG, taxonomies } from "../post-types";
@@ -29,7 +29,7 @@ export function termKind(collection: TermCollection): TermKindConfig {
  * for everyone, the description HTML (kses unless `unfiltered_html`). Slugs
  * are normalised by the engine.
  */
-export const TERM_SANITIZERS: Readonly<Record<"name" | "description", FieldSanitizer>> = { name: "text", description: "html" };
+export const TERM_SANITIZERS: Readonly<Record<"name" | "description", TextKind>> = { name: "text", description: "html" };
 
 export function cleanTermField(field: keyof typeof TERM_SANITIZERS, value: string, unfilteredHtml: boolean): string {
   return sanitizeField(TERM_SANITIZERS[field], value, unfilteredHtml);

@@ -50,7 +50,9 @@ function termError(err: unknown, label: string, action: "create" | "update"): un
 /**
  * What the write stores: names as WordPress's `pre_term_name` filters leave
  * them (tags stripped, whitespace collapsed, trimmed); descriptions through
- * kses for users without `unfiltered_html` (`pre_term_description`).
+ * kses for users without `unfiltered_html` (`pre_term_description`). The
+ * engine cleans them again by the taxonomy's kinds (the same, so nothing
+ * changes); cleaned here first because an empty name is this route's 400.
  */
 function cleanData(data: TermWriteData, user: CurrentUser | null): TermWriteData {
   const out: TermWriteData = {};
@@ -75,7 +77,7 @@ export async function createTerm(engine: EngineApi, collection: TermCollection, 
         ...(clean.description !== undefined ? { description: clean.description } : {}),
         ...(k.hierarchical && clean.parent !== undefined ? { parent: clean.parent } : {}),
         language: ctx.language,
-      }),
+      }, ctx.user),
     );
   } catch (err) {
     throw termError(err, k.label, "create");
@@ -92,7 +94,7 @@ export async function updateTerm(engine: EngineApi, collection: TermCollection, 
   if (clean.description !== undefined) patch.description = clean.description;
   if (k.hierarchical && clean.parent !== undefined) patch.parent = clean.parent;
   try {
-    return await engine.write((tx) => tx.terms.update(id, patch));
+    return await engine.write((tx) => tx.terms.update(id, patch, ctx.user));
   } catch (err) {
     throw termError(err, k.label, "update");
   }
