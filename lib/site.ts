@@ -127,7 +127,7 @@ export interface SiteOptions {
   /**
    * Build the HTML pages (demo calendar at `/`, API reference at `/docs`,
    * editor at `/editor`) into `site.pages` (default true; without the
-   * calendar plugin only the editor). The host still decides whether to
+   * calendar plugin the reference and the editor). The host still decides whether to
    * mount them.
    */
   pages?: boolean;

@@ -37,24 +37,30 @@ export interface SitePagesOptions {
    * Without it the site home is taken to be where the pages are mounted.
    */
   siteUrl?: string;
-  /** Whether the calendar plugin is registered: without it only the editor is served. Default true. */
+  /** Whether the calendar plugin is registered: without it the reference and the editor are served, not the calendar. Default true. */
   calendar?: boolean;
   /** The nonce of a host's cookie login on a page request (`EditorPageOptions.nonceFor`). */
   nonceFor?: EditorPageOptions["nonceFor"];
 }
 
-/** The calendar at `/`, the reference at `/docs` and the editor at `/editor`, linked to each other, for `site.pages`. */
+/** The calendar at `/`, the reference at `/docs` (every namespace's OpenAPI document) and the editor at `/editor`, linked to each other, for `site.pages`. */
 export function createSitePages(options: SitePagesOptions = {}): Array<[string, Router]> {
   // Origin-relative: the page calls the server it came from, under the site URL's path.
   const restRoot = options.siteUrl === undefined ? undefined : `${new URL(options.siteUrl).pathname.replace(/\/+$/, "")}${normalizePrefix(options.restPrefix ?? DEFAULT_REST_PREFIX)}/`;
   const withCalendar = options.calendar !== false;
   const editor = createEditorPage({ restPrefix: options.restPrefix, restRoot, mountPath: "/editor", calendarPath: withCalendar ? "/" : false, nonceFor: options.nonceFor });
   titles.set(editor, "Editor");
-  if (!withCalendar) return [["/editor", editor]];
-  const calendar = createCalendarPage({ restPrefix: options.restPrefix, restRoot, mountPath: "/", docsPath: "/docs" });
-  const docs = createDocsPage({ restPrefix: options.restPrefix, restRoot, mountPath: "/docs", calendarPath: "/" });
-  titles.set(calendar, "Calendar");
+  // Every namespace has its OpenAPI document: the reference has something to show without the calendar too.
+  const docs = createDocsPage({ restPrefix: options.restPrefix, restRoot, mountPath: "/docs", calendarPath: withCalendar ? "/" : false });
   titles.set(docs, "API reference");
+  if (!withCalendar) {
+    return [
+      ["/docs", docs],
+      ["/editor", editor],
+    ];
+  }
+  const calendar = createCalendarPage({ restPrefix: options.restPrefix, restRoot, mountPath: "/", docsPath: "/docs" });
+  titles.set(calendar, "Calendar");
   return [
     ["/", calendar],
     ["/docs", docs],

@@ -5,6 +5,8 @@
  */
 import { describeRoutes, type RouteDescription } from "./describe";
 import { RestError } from "./errors";
+import { DOC_PATH } from "./namespace-doc";
+import { joinRoute } from "./patterns";
 import type { RouteEntry } from "./route-entry";
 import type { ArgsMap, RestEndpoint, RestRequest, RestServerOptions, SiteInfo } from "./types";
 
@@ -17,13 +19,21 @@ export interface IndexedTable {
   getRoutes(): readonly RouteEntry[];
   getNamespaces(): readonly string[];
   hasNamespace(namespace: string): boolean;
+  /** The namespaces with an OpenAPI document at `/<namespace>/doc`. */
+  documentedNamespaces(): readonly string[];
+}
+
+/** A HAL link; `name` tells apart the links of one relation (here: the namespace a document describes). */
+export interface IndexLink {
+  href: string;
+  name?: string;
 }
 
 export interface SiteIndex extends SiteInfo {
   namespaces: string[];
   authentication: Record<string, unknown>;
   routes: Record<string, RouteDescription>;
-  _links: Record<string, { href: string }[]>;
+  _links: Record<string, IndexLink[]>;
 }
 
 export interface NamespaceIndex {
@@ -56,11 +66,24 @@ export function siteIndexEndpoint(server: IndexedTable): RestEndpoint {
         timezone_string: info.timezone_string,
         namespaces: [...server.getNamespaces()],
         authentication: {},
-        routes: await describeRoutes(server.getRoutes(), req),
-        _links: { help: [{ href: "https://developer.wordpress.org/rest-api/" }] },
+        // `_fields=namespaces,_links` (the API reference page's question) skips describing every route.
+        routes: req.wantsField("routes") ? await describeRoutes(server.getRoutes(), req) : {},
+        _links: siteLinks(server, req),
       };
     },
   };
+}
+
+/**
+ * WordPress's `help`, and calpress's addition: one `service-desc` link (RFC
+ * 8631: a description of the service for machines) per namespace that has an
+ * OpenAPI document, named after it.
+ */
+function siteLinks(server: IndexedTable, req: RestRequest): Record<string, IndexLink[]> {
+  const links: Record<string, IndexLink[]> = { help: [{ href: "https://developer.wordpress.org/rest-api/" }] };
+  const docs = server.documentedNamespaces().map((ns) => ({ href: req.urls.route(joinRoute(ns, DOC_PATH)), name: ns }));
+  if (docs.length > 0) links["service-desc"] = docs;
+  return links;
 }
 
 /** Args of a namespace index: `namespace` and `context` as WordPress declares them (untyped, with defaults). */

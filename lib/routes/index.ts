@@ -28,6 +28,8 @@ export { buildUrl, makeRestUrls, restUrls, restRouteUrls, DEFAULT_REST_PREFIX, t
 export {
   buildOpenApi,
   argDocSchema,
+  documentDefaults,
+  type DocumentedRoutes,
   type OpenApiDocument,
   type OpenApiInfo,
   type OpenApiOperation,
@@ -36,10 +38,13 @@ export {
   type OpenApiPathItem,
   type OpenApiResponse,
   type OpenApiValueSchema,
+  type OpenApiTag,
+  type OpenApiSecurityScheme,
 } from "./openapi";
+export { DOC_PATH, namespaceDocument } from "./namespace-doc";
 export { basicCredentials, LoginLimiter, type BasicCredentials, type LoginLimiterOptions } from "./auth";
 export { describeRoute, describeRoutes, type ArgDescription, type EndpointDescription, type RouteDescription } from "./describe";
-export type { SiteIndex, NamespaceIndex } from "./index-routes";
+export type { SiteIndex, NamespaceIndex, IndexLink } from "./index-routes";
 export { NO_CACHE_HEADERS } from "./compose";
 export { EXPOSED_HEADERS, ALLOWED_REQUEST_HEADERS, CORS_METHODS, corsHeaders, corsPolicy, type CorsOptions, type CorsPolicy } from "./cors";
 export { isWpBoolean, isWpInteger, isNumeric, wpParseList, englishList } from "./coerce";

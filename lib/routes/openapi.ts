@@ -4,10 +4,15 @@
  * the index drives the documentation.
  */
 import type { JsonObject, JsonValue } from "./json";
+import { wpParseList } from "./coerce";
 import { groupSource } from "./patterns";
 import type { CompiledEndpoint, RouteEntry } from "./route-entry";
-import type { RouteTable } from "./table";
-import type { ArgSpec, ArgType, DocSchema, ResponseDoc, ResponsesDoc } from "./types";
+import type { ArgSpec, ArgType, DocSchema, ResponseDoc, ResponsesDoc, RestRequest, ValueSchema } from "./types";
+
+/** What the generator reads of a route table (table.ts, which serves the generated documents: it is not imported here). */
+export interface DocumentedRoutes {
+  getRoutes(): readonly RouteEntry[];
+}
 
 export interface OpenApiInfo {
   title: string;
@@ -21,14 +26,25 @@ export interface OpenApiOptions {
   readonly schemas?: Readonly<Record<string, JsonObject>>;
   /** `servers[0].url`, normally the namespace URL with a trailing slash. */
   readonly serverUrl: string;
+  /** Also document each arg's bounds and pattern (`minimum`, `maxLength`, `pattern`…), and its items' enum and format. */
+  readonly constraints?: boolean;
 }
 
-export interface OpenApiValueSchema {
+/** The JSON Schema keywords that bound a value, which OpenAPI 3.0 takes as WordPress writes them (boolean `exclusiveMinimum`). */
+const BOUNDS = [
+  "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+  "minLength", "maxLength", "pattern", "minItems", "maxItems", "uniqueItems",
+] as const;
+type Bound = (typeof BOUNDS)[number];
+
+export interface OpenApiValueSchema extends Partial<Record<Bound, number | string | boolean>> {
   type: string;
   items?: OpenApiValueSchema;
   format?: string;
   enum?: JsonValue[];
   description?: string;
+  /** The declared default, computed for the request when it is per-request (`documentDefaults`). */
+  default?: JsonValue;
 }
 
 export interface OpenApiParameter {
@@ -48,15 +64,19 @@ export interface OpenApiResponse {
   content?: Record<string, { schema: JsonObject }>;
 }
 
+export interface OpenApiBodySchema {
+  type: "object";
+  properties: Record<string, OpenApiValueSchema>;
+  required?: string[];
+}
+
 export interface OpenApiRequestBody {
-  content: {
-    "application/x-www-form-urlencoded": {
-      schema: { type: "object"; properties: Record<string, OpenApiValueSchema>; required?: string[] };
-    };
-  };
+  /** A JSON body (`application/json`) takes the same members: documented by the generated namespace documents. */
+  content: { "application/x-www-form-urlencoded": { schema: OpenApiBodySchema }; "application/json"?: { schema: OpenApiBodySchema } };
 }
 
 export interface OpenApiOperation {
+  tags?: string[];
   summary?: string;
   description?: string;
   parameters: OpenApiParameter[];
@@ -67,10 +87,26 @@ export interface OpenApiOperation {
 export type OperationKey = "get" | "post" | "delete";
 export type OpenApiPathItem = Partial<Record<OperationKey, OpenApiOperation>>;
 
+export interface OpenApiTag {
+  name: string;
+  description?: string;
+}
+
+export interface OpenApiSecurityScheme {
+  type: "http" | "apiKey";
+  scheme?: "basic";
+  in?: "header";
+  name?: string;
+  description: string;
+}
+
 export interface OpenApiDocument {
   openapi: "3.0.0";
   info: OpenApiInfo;
-  components: { schemas: Record<string, JsonObject> };
+  /** Members a document gains only when its server adds them (namespace-doc.ts); buildOpenApi leaves them out. */
+  tags?: OpenApiTag[];
+  security?: Record<string, string[]>[];
+  components: { schemas: Record<string, JsonObject>; securitySchemes?: Record<string, OpenApiSecurityScheme> };
   servers: { url: string }[];
   paths: Record<string, OpenApiPathItem>;
 }
@@ -131,19 +167,39 @@ function operationKey(method: string): OperationKey | undefined {
   return undefined;
 }
 
-function operation(route: RouteEntry, endpoint: CompiledEndpoint, key: OperationKey): OpenApiOperation {
+/** A value schema with its bounds, the items' too (an arg with a `docType` is documented as that type only). */
+function boundedSchema(spec: ArgSpec): OpenApiValueSchema {
+  const out = argDocSchema(spec);
+  if (spec.docType !== undefined) return out;
+  addBounds(out, spec);
+  return out;
+}
+
+function addBounds(out: OpenApiValueSchema, spec: Pick<ValueSchema, Bound | "items">): void {
+  for (const bound of BOUNDS) {
+    const value = spec[bound];
+    if (value !== undefined) out[bound] = value;
+  }
+  const items = spec.items;
+  if (items === undefined || out.items === undefined) return;
+  if (items.format !== undefined) out.items.format = items.format;
+  if (items.enum !== undefined) out.items.enum = [...items.enum];
+  addBounds(out.items, items);
+}
+
+function operation(route: RouteEntry, endpoint: CompiledEndpoint, key: OperationKey, schemaOf: (spec: ArgSpec) => OpenApiValueSchema): OpenApiOperation {
   const args = new Map(endpoint.args);
   const parameters: OpenApiParameter[] = [];
   for (const name of route.pattern.placeholders) {
     const spec = args.get(name);
-    const schema = spec ? argDocSchema(spec) : { type: groupSource(route.pattern, name) === "\\d+" ? "integer" : "string" };
+    const schema = spec ? schemaOf(spec) : { type: groupSource(route.pattern, name) === "\\d+" ? "integer" : "string" };
     parameters.push({ name, in: "path", description: spec?.description ?? "", schema, required: true });
   }
   const bodyProperties: Record<string, OpenApiValueSchema> = {};
   const bodyRequired: string[] = [];
   for (const [name, spec] of endpoint.args) {
     if (route.pattern.placeholders.includes(name)) continue;
-    const schema = argDocSchema(spec);
+    const schema = schemaOf(spec);
     const location = spec.location ?? (key === "post" ? "body" : "query");
     if (key === "post" && location === "body") {
       bodyProperties[name] = spec.description !== undefined ? { ...schema, description: spec.description } : schema;
@@ -162,7 +218,7 @@ function operation(route: RouteEntry, endpoint: CompiledEndpoint, key: Operation
   if (endpoint.spec.summary !== undefined) op.summary = endpoint.spec.summary;
   if (endpoint.spec.description !== undefined) op.description = endpoint.spec.description;
   if (Object.keys(bodyProperties).length > 0) {
-    const schema: OpenApiRequestBody["content"]["application/x-www-form-urlencoded"]["schema"] = { type: "object", properties: bodyProperties };
+    const schema: OpenApiBodySchema = { type: "object", properties: bodyProperties };
     if (bodyRequired.length > 0) schema.required = bodyRequired;
     op.requestBody = { content: { "application/x-www-form-urlencoded": { schema } } };
   }
@@ -172,6 +228,9 @@ function operation(route: RouteEntry, endpoint: CompiledEndpoint, key: Operation
   op.responses = responses(endpoint.spec.responses, fallback);
   return op;
 }
+
+/** The endpoint each operation of a built document documents (for documentDefaults). */
+const sourceOf = new WeakMap<OpenApiOperation, CompiledEndpoint>();
 
 const ETAG_HEADER = { description: "Strong validator of this answer (lib/routes/conditional.ts).", schema: { type: "string" } };
 
@@ -204,22 +263,25 @@ function documentPreconditions(item: OpenApiPathItem): void {
  * Builds the document of `namespace`: every route except the namespace index,
  * with `{name}` placeholders, relative to `serverUrl`.
  */
-export function buildOpenApi(server: RouteTable, namespace: string, options: OpenApiOptions): OpenApiDocument {
+export function buildOpenApi(server: DocumentedRoutes, namespace: string, options: OpenApiOptions): OpenApiDocument {
   const ns = namespace.replace(/^\/+|\/+$/g, "");
   const paths: Record<string, OpenApiPathItem> = {};
   for (const route of server.getRoutes()) {
     if (route.kind !== "route" || route.namespace !== ns) continue;
-    const path = route.pattern.docPath.slice(ns.length + 1);
-    const item: OpenApiPathItem = {};
+    const path = route.pattern.docPath.slice(ns.length + 1) || "/";
+    // Two patterns with one documented path (`(?P<id>\d+)`, `(?P<id>[\d]+)`): a request reaches the first route's endpoint for a method, as `match` finds it.
+    const item = paths[path] ?? (paths[path] = {});
     for (const endpoint of route.endpoints) {
       for (const method of endpoint.methods) {
         const key = operationKey(method);
-        if (key !== undefined && item[key] === undefined) item[key] = operation(route, endpoint, key);
+        if (key === undefined || item[key] !== undefined) continue;
+        const op = operation(route, endpoint, key, options.constraints === true ? boundedSchema : argDocSchema);
+        sourceOf.set(op, endpoint);
+        item[key] = op;
       }
     }
-    documentPreconditions(item);
-    paths[path === "" ? "/" : path] = item;
   }
+  for (const item of Object.values(paths)) documentPreconditions(item);
   return {
     openapi: "3.0.0",
     info: { ...options.info },
@@ -227,4 +289,42 @@ export function buildOpenApi(server: RouteTable, namespace: string, options: Ope
     servers: [{ url: options.serverUrl }],
     paths,
   };
+}
+
+/** A declared default in the form OpenAPI 3.0 accepts for the documented type (no nulls without `nullable`). */
+async function documentedDefault(spec: ArgSpec, schema: OpenApiValueSchema, req: RestRequest): Promise<JsonValue | undefined> {
+  if (spec.default === undefined) return undefined;
+  const value = typeof spec.default === "function" ? await spec.default(req) : spec.default;
+  if (value === undefined || value === null) return undefined;
+  // `hide_empty` declares `1` (as the original's index shows it) on a boolean.
+  if (schema.type === "boolean" && (value === 1 || value === 0)) return value === 1;
+  // A list arg takes one value as a list of it, as WordPress reads it (`status` defaults to `publish`).
+  if (schema.type === "array" && !Array.isArray(value)) return typeof value === "string" ? wpParseList(value) : [value];
+  return value;
+}
+
+/**
+ * Adds to the parameters and form members of `doc` (built by buildOpenApi)
+ * the default each arg declares, computed for `req` when it is per-request,
+ * as the namespace index shows it.
+ */
+export async function documentDefaults(doc: OpenApiDocument, req: RestRequest): Promise<void> {
+  for (const item of Object.values(doc.paths)) {
+    for (const op of [item.get, item.post, item.delete]) {
+      const endpoint = op === undefined ? undefined : sourceOf.get(op);
+      if (op === undefined || endpoint === undefined) continue;
+      const specs = new Map(endpoint.args);
+      for (const parameter of op.parameters) {
+        const spec = specs.get(parameter.name);
+        const value = spec ? await documentedDefault(spec, parameter.schema, req) : undefined;
+        if (value !== undefined) parameter.schema.default = value;
+      }
+      const body = op.requestBody?.content["application/x-www-form-urlencoded"].schema.properties ?? {};
+      for (const [name, schema] of Object.entries(body)) {
+        const spec = specs.get(name);
+        const value = spec ? await documentedDefault(spec, schema, req) : undefined;
+        if (value !== undefined) schema.default = value;
+      }
+    }
+  }
 }

@@ -7,6 +7,7 @@
  */
 import type Ajv from "ajv";
 import { namespaceIndexArgs, namespaceIndexEndpoint, siteIndexEndpoint } from "./index-routes";
+import { DOC_PATH, namespaceDocEndpoint } from "./namespace-doc";
 import type { ParamMap } from "./params";
 import { compilePattern, joinRoute } from "./patterns";
 import { ResponseCache } from "../cache/response-cache";
@@ -21,6 +22,7 @@ import {
   type ArgsMap,
   type Authenticate,
   type HttpMethod,
+  type NamespaceDocOptions,
   type NamespaceOptions,
   type RestEndpoint,
   type RestLogger,
@@ -60,6 +62,11 @@ interface GlobalArgs {
   args: ArgsMap;
 }
 
+/** The endpoint of `route` that takes `method` (HEAD falls back to GET). */
+function endpointFor(route: TableRoute, method: string): CompiledEndpoint | undefined {
+  return route.endpoints.find((e) => e.methods.includes(method as HttpMethod)) ?? (method === "HEAD" ? route.endpoints.find((e) => e.methods.includes("GET")) : undefined);
+}
+
 function cleanNamespace(namespace: string): string {
   const ns = namespace.replace(/^\/+|\/+$/g, "");
   if (ns === "") throw new Error("A REST namespace must not be empty.");
@@ -87,6 +94,13 @@ export class RouteTable {
   private readonly ajv: Ajv = createAjv();
   private readonly routes: TableRoute[] = [];
   private readonly namespaces: string[] = [];
+  /**
+   * `GET /<namespace>/doc` of each namespace (namespace-doc.ts): tried after
+   * every route of the table, so a namespace's own route at that path wins;
+   * listed in no index (a namespace's routes stay the ones it registered).
+   */
+  private readonly docRoutes: TableRoute[] = [];
+  private readonly docOptions = new Map<string, NamespaceDocOptions>();
   private readonly globalArgs: GlobalArgs[] = [];
   /** The URLs of every answer when a site URL is set (they never depend on the request). */
   private fixedUrls: RestUrls | undefined;
@@ -116,6 +130,7 @@ export class RouteTable {
   registerNamespace(namespace: string, options: NamespaceOptions = {}): void {
     const ns = cleanNamespace(namespace);
     const index = this.ensureNamespace(ns);
+    if (options.doc) this.docOptions.set(ns, options.doc);
     if (options.indexArgs) {
       const registered = index.registered[0];
       if (registered) registered.commonArgs = namespaceIndexArgs(ns, options.indexArgs);
@@ -154,7 +169,7 @@ export class RouteTable {
   addGlobalArgs(args: ArgsMap, options: { namespace?: string } = {}): void {
     const namespace = options.namespace === undefined ? undefined : cleanNamespace(options.namespace);
     this.globalArgs.push({ namespace, args });
-    for (const route of this.routes) {
+    for (const route of [...this.routes, ...this.docRoutes]) {
       if (route.kind !== "site-index" && (namespace === undefined || route.namespace === namespace)) this.recompile(route);
     }
   }
@@ -172,6 +187,26 @@ export class RouteTable {
     return this.namespaces.includes(namespace);
   }
 
+  /** What `registerNamespace(…, { doc })` said for the namespace's generated document. */
+  namespaceDoc(namespace: string): NamespaceDocOptions | undefined {
+    return this.docOptions.get(namespace);
+  }
+
+  /**
+   * The namespaces whose `GET /<namespace>/doc` answers an OpenAPI document:
+   * the generated one, or a route the namespace registered at exactly that
+   * path (its own document). A namespace with another route matching the
+   * path (`/(?P<slug>[^/]+)`) has none there.
+   */
+  documentedNamespaces(): string[] {
+    return this.namespaces.filter((ns) => {
+      const path = joinRoute(ns, DOC_PATH);
+      const found = this.match(path, "GET");
+      // The generated route's pattern is that path too.
+      return found.endpoint !== undefined && found.route?.pattern.source === path;
+    });
+  }
+
   /**
    * Finds the endpoint for a normalised route path and method (HEAD falls back
    * to GET). Routes are tried in registration order; a route whose pattern
@@ -185,12 +220,13 @@ export class RouteTable {
       const pathParams: ParamMap = {};
       for (const [name, value] of Object.entries(m.groups ?? {})) if (value !== undefined) pathParams[name] = value;
       first ??= { route, pathParams };
-      const endpoint =
-        route.endpoints.find((e) => e.methods.includes(method as HttpMethod)) ??
-        (method === "HEAD" ? route.endpoints.find((e) => e.methods.includes("GET")) : undefined);
+      const endpoint = endpointFor(route, method);
       if (endpoint) return { route, endpoint, pathParams };
     }
-    return first ?? { pathParams: {} };
+    if (first) return first;
+    // Only a path no registered route matches reaches the generated documents.
+    const doc = this.docRoutes.find((route) => route.pattern.regex.test(path));
+    return doc ? { route: doc, endpoint: endpointFor(doc, method), pathParams: {} } : { pathParams: {} };
   }
 
   /**
@@ -235,6 +271,7 @@ export class RouteTable {
   private ensureNamespace(ns: string): TableRoute {
     if (!this.namespaces.includes(ns)) {
       this.namespaces.push(ns);
+      this.docRoutes.push(this.compileRoute(ns, joinRoute(ns, DOC_PATH), "route", [{ spec: namespaceDocEndpoint(this, ns), commonArgs: {} }]));
       return this.addRoute(ns, joinRoute(ns, ""), "namespace-index", [{ spec: namespaceIndexEndpoint(this, ns), commonArgs: {} }]);
     }
     const index = this.routes.find((route) => route.kind === "namespace-index" && route.namespace === ns);
@@ -243,9 +280,14 @@ export class RouteTable {
   }
 
   private addRoute(namespace: string, source: string, kind: RouteKind, registered: RegisteredEndpoint[]): TableRoute {
+    const route = this.compileRoute(namespace, source, kind, registered);
+    this.routes.push(route);
+    return route;
+  }
+
+  private compileRoute(namespace: string, source: string, kind: RouteKind, registered: RegisteredEndpoint[]): TableRoute {
     const route: TableRoute = { namespace, pattern: compilePattern(source), kind, endpoints: [], registered };
     this.recompile(route);
-    this.routes.push(route);
     return route;
   }
 

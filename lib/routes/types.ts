@@ -306,6 +306,21 @@ export interface RouteOptions {
 export interface NamespaceOptions {
   /** Extra args of the namespace index route, besides `namespace` and `context`. */
   readonly indexArgs?: ArgsMap;
+  /** What the namespace's generated OpenAPI document (`GET /<namespace>/doc`, namespace-doc.ts) says beside its routes. */
+  readonly doc?: NamespaceDocOptions;
+}
+
+/** A namespace's own words for its generated OpenAPI document. */
+export interface NamespaceDocOptions {
+  /** `info.title`; default `<namespace> REST API`. */
+  readonly title?: string;
+  /** `info.version`; default the namespace's version (`library/v1` → `1`), else `1.0.0`. */
+  readonly version?: string;
+  readonly description?: string;
+  /** `components.schemas`, which endpoints' `responses` name (`schema: "Book"`, `"Book[]"`). */
+  readonly schemas?: Readonly<Record<string, JsonObject>>;
+  /** Descriptions of the operation groups (tags), by name: the first path segment (`books` for `/books/{id}`). */
+  readonly tags?: Readonly<Record<string, string>>;
 }
 
 // ---------------------------------------------------------------- server wiring

@@ -1,8 +1,6 @@
-import { buildOpenApi, type OpenApiDocument, type OpenApiValueSchema } from "../../routes/openapi";
-import type { JsonValue } from "../../routes/json";
+import { buildOpenApi, documentDefaults, type OpenApiDocument } from "../../routes/openapi";
 import type { RestRequest } from "../../routes/types";
 import type { RestServer } from "../../routes/server";
-import type { ArgSpec } from "../../routes/types";
 import { NAMESPACE } from "../common/args";
 import { COMPONENT_SCHEMAS } from "./schemas";
 
@@ -25,18 +23,6 @@ export const DOC_INFO = {
     "`GET /events`) is the events list as an iCalendar feed.",
 } as const;
 
-type WithDefault = OpenApiValueSchema & { default?: JsonValue };
-
-/** A declared default in the form OpenAPI 3.0 accepts for the documented type (no nulls without `nullable`). */
-async function documentedDefault(spec: ArgSpec, schema: OpenApiValueSchema, req: RestRequest): Promise<JsonValue | undefined> {
-  if (spec.default === undefined) return undefined;
-  const value = typeof spec.default === "function" ? await spec.default(req) : spec.default;
-  if (value === undefined || value === null) return undefined;
-  // `hide_empty` declares `1` (as the original's index shows it) on a boolean.
-  if (schema.type === "boolean" && (value === 1 || value === 0)) return value === 1;
-  return value;
-}
-
 export async function namespaceOpenApi(rest: RestServer, req: RestRequest): Promise<OpenApiDocument> {
   const doc = buildOpenApi(rest, NAMESPACE, {
     info: { ...DOC_INFO },
@@ -45,27 +31,6 @@ export async function namespaceOpenApi(rest: RestServer, req: RestRequest): Prom
     // non-default port here, calpress keeps it.
     serverUrl: `${req.urls.root}${NAMESPACE}/`,
   });
-  for (const route of rest.getRoutes()) {
-    if (route.kind !== "route" || route.namespace !== NAMESPACE) continue;
-    const item = doc.paths[route.pattern.docPath.slice(NAMESPACE.length + 1) || "/"];
-    if (!item) continue;
-    for (const endpoint of route.endpoints) {
-      const key = endpoint.methods.includes("GET") ? "get" : endpoint.methods.includes("DELETE") ? "delete" : endpoint.methods.includes("POST") ? "post" : undefined;
-      const op = key ? item[key] : undefined;
-      if (!op) continue;
-      const specs = new Map(endpoint.args);
-      for (const parameter of op.parameters) {
-        const spec = specs.get(parameter.name);
-        const value = spec ? await documentedDefault(spec, parameter.schema, req) : undefined;
-        if (value !== undefined) (parameter.schema as WithDefault).default = value;
-      }
-      const body = op.requestBody?.content["application/x-www-form-urlencoded"].schema.properties ?? {};
-      for (const [name, schema] of Object.entries(body)) {
-        const spec = specs.get(name);
-        const value = spec ? await documentedDefault(spec, schema, req) : undefined;
-        if (value !== undefined) (schema as WithDefault).default = value;
-      }
-    }
-  }
+  await documentDefaults(doc, req);
   return doc;
 }
