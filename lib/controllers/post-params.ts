@@ -129,23 +129,26 @@ function termFilterArg(tax: ShownTaxonomy, exclude: boolean): ArgSpec {
 }
 
 function parseTermFilter(value: unknown, param: string, hierarchical: boolean, exclude: boolean): TermFilter | RestError {
-  const invalid = (message: string): RestError => new RestError("rest_one_of_multiple_matches", message, 400, { param });
-  if (isWpArray(value) && !(typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).some((k) => !/^\d+$/.test(k)))) {
+  // WordPress's `oneOf` errors: which form was meant, and why it does not fit.
+  const noMatch = (form: "List" | "Taxonomy Query", reason: string): RestError =>
+    new RestError("rest_no_matching_schema", `${param} is not a valid Term ID ${form}. Reason: ${reason}`, undefined, { position: form === "List" ? 0 : 1 });
+  const isObjectForm = typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).some((k) => !/^\d+$/.test(k));
+  if (isWpArray(value) && !isObjectForm) {
     const list = coerceValue(value, { type: "array", items: { type: "integer" } }, param);
-    if (!list.ok) return invalid(`${param} is not a valid Term ID List.`);
+    if (!list.ok) return noMatch("List", list.error.message);
     return { terms: list.value as number[], includeChildren: false, operator: "OR" };
   }
-  if (!isWpObject(value) || typeof value === "string") return invalid(`${param} is not of type object,array.`);
+  if (!isWpObject(value) || typeof value === "string") return new RestError("rest_invalid_type", `${param} is not of type object,array.`, undefined, { param });
   const obj = value as Record<string, unknown>;
   const allowed = ["terms", ...(hierarchical ? ["include_children"] : []), ...(exclude ? [] : ["operator"])];
   const extra = Object.keys(obj).find((k) => !allowed.includes(k));
-  if (extra !== undefined) return invalid(`${extra} is not a valid property of Object.`);
+  if (extra !== undefined) return noMatch("Taxonomy Query", `${extra} is not a valid property of Object.`);
   const terms = obj.terms === undefined ? { ok: true as const, value: [] } : coerceValue(obj.terms, { type: "array", items: { type: "integer" } }, `${param}[terms]`);
-  if (!terms.ok) return new RestError(terms.error.code, terms.error.message, 400, { param });
+  if (!terms.ok) return noMatch("Taxonomy Query", terms.error.message);
   const children = obj.include_children === undefined ? { ok: true as const, value: false } : coerceValue(obj.include_children, { type: "boolean" }, `${param}[include_children]`);
-  if (!children.ok) return new RestError(children.error.code, children.error.message, 400, { param });
+  if (!children.ok) return noMatch("Taxonomy Query", children.error.message);
   const operator = obj.operator === undefined ? "OR" : obj.operator;
-  if (operator !== "AND" && operator !== "OR") return new RestError("rest_not_in_enum", `${param}[operator] is not one of AND and OR.`, 400, { param });
+  if (operator !== "AND" && operator !== "OR") return noMatch("Taxonomy Query", `${param}[operator] is not one of AND and OR.`);
   return { terms: terms.value as number[], includeChildren: children.value === true, operator };
 }
 

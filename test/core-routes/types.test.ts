@@ -218,8 +218,8 @@ forEachDatabase("wp/v2 types and taxonomies", (target) => {
 
   it("gets the layer's index, OPTIONS, _fields and ETag like every namespace", async () => {
     const root = await ts.get("/wp-json/");
-    // The calendar's namespace stays first; the engine's own comes after it.
-    expect(root.body.namespaces).to.deep.equal(["calendar/events/v1", "wp/v2"]);
+    // The calendar's namespace stays first; the engine's own comes after it, then the generated routes' of the host's guide type.
+    expect(root.body.namespaces).to.deep.equal(["calendar/events/v1", "wp/v2", "guides/v1"]);
     const index = await ts.get("/wp-json/wp/v2");
     expect(Object.keys(index.body.routes)).to.deep.equal([
       "/wp/v2",
@@ -228,6 +228,7 @@ forEachDatabase("wp/v2 types and taxonomies", (target) => {
       "/wp/v2/taxonomies",
       "/wp/v2/taxonomies/(?P<taxonomy>[\\w-]+)",
       "/wp/v2/users",
+      "/wp/v2/users/(?P<id>[\\d]+)",
       "/wp/v2/users/me",
     ]);
     expect(index.body.routes["/wp/v2/types"].endpoints[0].args.context).to.deep.equal({

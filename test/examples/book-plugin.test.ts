@@ -3,7 +3,7 @@ import { registerBookPlugin } from "../../examples/book-plugin";
 import { forEachDatabase } from "../support/databases";
 import { startTestSite, TestSite } from "../support/site";
 
-forEachDatabase("examples/book-plugin: a host's own post type, taxonomy and namespace", (db) => {
+forEachDatabase("examples/book-plugin: a host's own post type, taxonomy and namespace, with generated routes", (db) => {
   let t: TestSite;
   let dropDb: () => Promise<void>;
   const admin = { login: "librarian", password: "shelve-it-1234" };
@@ -29,7 +29,7 @@ forEachDatabase("examples/book-plugin: a host's own post type, taxonomy and name
   it("appears in the site index next to the calendar", async () => {
     const res = await t.get("/wp-json/");
     expect(res.body.namespaces).to.include.members(["calendar/events/v1", "library/v1"]);
-    expect(res.body.routes).to.have.property("/library/v1/books/(?P<id>\\d+)");
+    expect(res.body.routes).to.have.property("/library/v1/books/(?P<id>[\\d]+)");
   });
 
   it("creates, lists, reads, updates and trashes books with permissions and validation", async () => {
@@ -38,29 +38,38 @@ forEachDatabase("examples/book-plugin: a host's own post type, taxonomy and name
     expect(anon.status).to.equal(401);
     const sub = await t.post("/wp-json/library/v1/books", { as: reader, json: { title: "Dune" } });
     expect(sub.status).to.equal(403);
-    const bad = await t.post("/wp-json/library/v1/books", { as: admin, json: { title: "Dune", pages: "many" } });
+    // Typed fields are WordPress's registered meta: checked before anything is written.
+    const bad = await t.post("/wp-json/library/v1/books", { as: admin, json: { title: "Dune", meta: { pages: "many" } } });
     expect(bad.status).to.equal(400);
-    expect(bad.body.code).to.equal("rest_invalid_param");
+    expect(bad.body).to.deep.include({ code: "rest_invalid_type", message: "meta.pages is not of type integer." });
+    expect((await t.get("/wp-json/library/v1/books")).headers.get("x-wp-total")).to.equal("0");
 
-    const created = await t.post("/wp-json/library/v1/books", { as: admin, form: { title: "Dune", isbn: "978-0441013593", pages: "412", genres: `${genre.id}` } });
+    const created = await t.post("/wp-json/library/v1/books", {
+      as: admin,
+      form: { title: "Dune", status: "publish", meta: { isbn: "978-0441013593", pages: "412" }, genres: `${genre.id}` },
+    });
     expect(created.status).to.equal(201);
-    expect(created.body).to.include({ title: "Dune", slug: "dune", isbn: "978-0441013593", pages: 412 });
+    expect(created.body).to.include({ slug: "dune", status: "publish", type: "book" });
+    expect(created.body.title).to.deep.equal({ raw: "Dune", rendered: "Dune" });
+    expect(created.body.meta).to.deep.equal({ isbn: "978-0441013593", pages: 412 });
     expect(created.body.genres).to.deep.equal([genre.id]);
 
-    const list = await t.get("/wp-json/library/v1/books", { query: { genre: genre.id } });
+    const list = await t.get("/wp-json/library/v1/books", { query: { genres: genre.id } });
     expect(list.status).to.equal(200);
     expect(list.headers.get("x-wp-total")).to.equal("1");
     expect(list.body.map((b: { id: number }) => b.id)).to.deep.equal([created.body.id]);
+    // A typed field filters the list (calpress addition).
+    expect((await t.get("/wp-json/library/v1/books", { query: { isbn: "978-0441013593", _fields: "id" } })).body).to.deep.equal([{ id: created.body.id }]);
 
-    const updated = await t.request("PATCH", `/wp-json/library/v1/books/${created.body.id}`, { as: admin, json: { pages: 500 } });
+    const updated = await t.request("PATCH", `/wp-json/library/v1/books/${created.body.id}`, { as: admin, json: { meta: { pages: 500 } } });
     expect(updated.status).to.equal(200);
-    expect(updated.body.pages).to.equal(500);
-    expect(updated.body.isbn).to.equal("978-0441013593");
+    expect(updated.body.meta).to.deep.equal({ isbn: "978-0441013593", pages: 500 });
 
     const trashed = await t.request("DELETE", `/wp-json/library/v1/books/${created.body.id}`, { as: admin });
     expect(trashed.body.status).to.equal("trash");
     const gone = await t.get(`/wp-json/library/v1/books/${created.body.id}`);
-    expect(gone.status).to.equal(404);
+    expect(gone.status).to.equal(401);
+    expect(gone.body.code).to.equal("rest_forbidden");
   });
 
   it("says where books and genres live: /wp/v2/types and /wp/v2/taxonomies show them", async () => {
@@ -80,17 +89,19 @@ forEachDatabase("examples/book-plugin: a host's own post type, taxonomy and name
       labels: { name: "Genres", singular_name: "Genre" },
     });
     const index = await t.get("/wp-json/library/v1");
-    expect(Object.keys(index.body.routes)).to.include.members(["/library/v1/books", "/library/v1/genres", "/library/v1/genres/(?P<id>\\d+)"]);
-    expect(index.body.routes["/library/v1/genres"].endpoints[1].args.name).to.deep.include({ type: "string", minLength: 1, required: true });
-    expect(index.body.routes["/library/v1/books"].endpoints[0].args.orderby).to.deep.include({ type: "string", enum: ["title", "date", "id"], default: "title" });
+    expect(Object.keys(index.body.routes)).to.include.members(["/library/v1/books", "/library/v1/genres", "/library/v1/genres/(?P<id>[\\d]+)"]);
+    expect(index.body.routes["/library/v1/genres"].endpoints[1].args.name).to.deep.include({ type: "string", required: true });
+    // The extension's arguments replace the generated ones of the same name.
+    expect(index.body.routes["/library/v1/books"].endpoints[0].args.orderby).to.deep.include({ type: "string", default: "title" });
+    expect(index.body.routes["/library/v1/books"].endpoints[1].args.meta.properties).to.have.keys("isbn", "pages");
   });
 
   it("sorts the book list by title, date or id, either way", async () => {
     const ids: number[] = [];
     for (const title of ["Middlemarch", "Beloved", "Ulysses"]) {
-      ids.push((await t.post("/wp-json/library/v1/books", { as: admin, json: { title } })).body.id);
+      ids.push((await t.post("/wp-json/library/v1/books", { as: admin, json: { title, status: "publish" } })).body.id);
     }
-    const titles = async (query: Record<string, string>) => (await t.get("/wp-json/library/v1/books", { query })).body.map((b: { title: string }) => b.title);
+    const titles = async (query: Record<string, string>) => (await t.get("/wp-json/library/v1/books", { query })).body.map((b: { title: { rendered: string } }) => b.title.rendered);
     expect(await titles({})).to.deep.equal(["Beloved", "Middlemarch", "Ulysses"]);
     expect(await titles({ order: "desc" })).to.deep.equal(["Ulysses", "Middlemarch", "Beloved"]);
     expect(await titles({ orderby: "id", order: "desc" })).to.deep.equal(["Ulysses", "Beloved", "Middlemarch"]);
@@ -108,7 +119,7 @@ forEachDatabase("examples/book-plugin: a host's own post type, taxonomy and name
     for (const who of [reader, writer]) {
       const refused = await t.post("/wp-json/library/v1/genres", { as: who, json: { name: "Poetry" } });
       expect(refused.status).to.equal(403);
-      expect(refused.body.code).to.equal("rest_forbidden");
+      expect(refused.body.code).to.equal("rest_cannot_create");
     }
     const missing = await t.post("/wp-json/library/v1/genres", { as: admin, json: { description: "no name" } });
     expect(missing.status).to.equal(400);
@@ -117,7 +128,8 @@ forEachDatabase("examples/book-plugin: a host's own post type, taxonomy and name
     const fiction = await t.post("/wp-json/library/v1/genres", { as: admin, json: { name: "Fiction", description: "Made up." } });
     expect(fiction.status).to.equal(201);
     expect(fiction.headers.get("location")).to.equal(`${t.root}library/v1/genres/${fiction.body.id}`);
-    expect(fiction.body).to.deep.equal({ id: fiction.body.id, name: "Fiction", slug: "fiction", parent: 0, description: "Made up.", count: 0 });
+    expect(fiction.body).to.deep.include({ id: fiction.body.id, name: "Fiction", slug: "fiction", parent: 0, description: "Made up.", count: 0, taxonomy: "genre", meta: [] });
+    expect(fiction.body.link).to.equal(`${t.home}/genre/fiction/`);
     const dup = await t.post("/wp-json/library/v1/genres", { as: admin, json: { name: "Fiction" } });
     expect(dup.status).to.equal(400);
     expect(dup.body).to.deep.include({ code: "term_exists" });
@@ -155,7 +167,8 @@ forEachDatabase("examples/book-plugin: a host's own post type, taxonomy and name
     expect((await t.request("DELETE", `/wp-json/library/v1/genres/${noir.body.id}`, { as: writer, query: { force: "true" } })).status).to.equal(403);
     const deleted = await t.request("DELETE", `/wp-json/library/v1/genres/${noir.body.id}`, { as: admin, query: { force: "true" } });
     expect(deleted.status).to.equal(200);
-    expect(deleted.body).to.deep.equal({ deleted: true, previous: renamed.body });
+    const { _links: _renamedLinks, ...previous } = renamed.body;
+    expect(deleted.body).to.deep.equal({ deleted: true, previous });
     expect((await t.get(`/wp-json/library/v1/genres/${noir.body.id}`)).status).to.equal(404);
   });
 });

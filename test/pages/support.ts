@@ -12,6 +12,7 @@ import express from "express";
 import { chromium, Browser, ConsoleMessage, Page } from "playwright-core";
 import { createSite, Site, SiteOptions } from "../../lib/site";
 import { registerBookPlugin } from "../../examples/book-plugin";
+import { registerJobBoard } from "../../examples/job-board";
 import { loadFixture, resolveFixture } from "../../lib/fixtures";
 
 export const CHROMIUM = "/usr/bin/chromium";
@@ -66,6 +67,8 @@ export interface PagesSiteOptions {
   routerAt?: string;
   /** Register examples/book-plugin.ts (books and genres in `library/v1`) before the site serves. */
   books?: boolean;
+  /** Register examples/job-board.ts (jobs, departments and skills in `wp/v2`) before the site serves. */
+  jobs?: boolean;
   /** The fixture loaded (default `minimal`; `demo` is what `npm start` serves). */
   fixture?: string;
   /** `createSite`'s `authenticate` (a host login). */
@@ -78,10 +81,9 @@ const EDITOR = `Basic ${Buffer.from("editor:editor-pass").toString("base64")}`;
 export async function startPagesSite(opts: PagesSiteOptions = {}): Promise<PagesSite> {
   const prefix = opts.restPrefix ?? "/wp-json";
   const site = await createSite({ db: ":memory:", timezone: "UTC", restPrefix: prefix, pages: opts.pages, loginLimit: false, siteUrl: opts.siteUrl, authenticate: opts.authenticate });
-  if (opts.books === true) {
-    registerBookPlugin(site);
-    await site.migrate();
-  }
+  if (opts.books === true) registerBookPlugin(site);
+  if (opts.jobs === true) registerJobBoard(site);
+  if (opts.books === true || opts.jobs === true) await site.migrate();
   await loadFixture(site.engine, resolveFixture(opts.fixture ?? "minimal"), { now: opts.now, quiet: true });
 
   // The same mounting as lib/cli/main.ts (by default).

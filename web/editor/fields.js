@@ -61,10 +61,21 @@ export function taxonomyForArg(name, schema, taxonomies) {
   return taxonomies.find((t) => t.rest_base === name || t.slug === name) || null;
 }
 
+/** WordPress's text members (`title`, `content`, `excerpt`): an object argument with a `raw` property, which also takes a plain string. */
+function isRawText(schema) {
+  return Boolean(schema.properties && typeof schema.properties === "object" && !Array.isArray(schema.properties) && schema.properties.raw);
+}
+
+/** An object argument with named properties (WordPress's registered `meta`): a group of fields, one per property. */
+function isGroup(schema) {
+  return typesOf(schema).includes("object") && schema.properties && typeof schema.properties === "object" && !Array.isArray(schema.properties) && !isRawText(schema);
+}
+
 /**
  * Which of a write route's arguments become generic fields, and how.
  * ctx: { args, record, mode, taxonomies, skip: Set, createArgs }.
- * Answers [{ name, schema, kind, taxonomy? }] in argument order.
+ * Answers [{ name, schema, kind, taxonomy?, members? }] in argument order;
+ * a group's `members` are the plans of its properties.
  */
 export function planFields(ctx) {
   const plan = [];
@@ -72,6 +83,16 @@ export function planFields(ctx) {
   for (const name of names) {
     const schema = ctx.args[name] || {};
     if (ctx.skip.has(name) || name === "id") continue;
+    // WordPress's page template: calpress has no theme to choose one from.
+    if (name === "template") continue;
+    if (isGroup(schema)) {
+      // An object with nothing to fill in (a taxonomy's empty `meta`) is no field.
+      if (Object.keys(schema.properties).length === 0) continue;
+      const record = ctx.record && ctx.record[name] && typeof ctx.record[name] === "object" ? ctx.record[name] : null;
+      const members = planFields({ ...ctx, args: schema.properties, record, skip: new Set() });
+      plan.push({ name, schema, kind: "group", members });
+      continue;
+    }
     // `date_utc` / `date_gmt` repeat `date` in another zone: one field is enough.
     const twin = /^(.*)_(utc|gmt)$/.exec(name);
     if (twin && names.includes(twin[1])) continue;
@@ -85,6 +106,7 @@ export function planFields(ctx) {
     else if (taxonomy) kind = taxonomy.hierarchical ? "term-tree" : "term-tokens";
     else if (name === "author" && types.includes("integer")) kind = "author";
     else if (name === "parent" && ctx.parentTaxonomy) kind = "parent-term";
+    else if (isRawText(schema)) kind = LONG_TEXT.has(name) ? "textarea" : "text";
     else if (Array.isArray(schema.enum) && schema.enum.length > 0) kind = "select";
     else if (types.includes("boolean")) kind = "checkbox";
     else if (types.includes("integer") || types.includes("number")) kind = "number";
@@ -247,6 +269,8 @@ export function buildField(spec, fctx) {
       field.element = wrap(input, h("label", { for: id }, labelText, h("span", { class: "muted" }, kind === "ids" ? " (IDs, separated by commas)" : " (separated by commas)")));
       return field;
     }
+    case "group":
+      return groupField(field, spec, fctx, { labelText, hint, error });
     case "term-tree":
     case "term-tokens":
       return termField(field, spec, fctx, { labelText, hint, error, id });
@@ -274,6 +298,40 @@ export class FieldError extends Error {
     super(message);
     this.field = field;
   }
+}
+
+/**
+ * A group of fields for an object argument (a type's typed fields, under
+ * `meta`): one field per property, the value an object of those to send.
+ * `member(name)` finds one, for the API's messages about it (`meta.isbn`).
+ */
+function groupField(field, spec, fctx, parts) {
+  const record = fctx.record && fctx.record[spec.name] && typeof fctx.record[spec.name] === "object" ? fctx.record[spec.name] : null;
+  const members = spec.members.map((m) => buildField(m, { ...fctx, record, labels: {} }));
+  const legend = spec.schema.description ? spec.schema.description.replace(/\.$/, "") : parts.labelText;
+  field.element = h("fieldset", { class: "field field-group", dataset: { field: spec.name } }, h("legend", {}, legend), members.map((m) => m.element), parts.error);
+  field.members = members;
+  field.member = (name) => members.find((m) => m.name === name) || null;
+  // Clearing the group's message clears its members' too (a new save starts clean).
+  const showOwn = field.showError;
+  field.showError = (message) => {
+    showOwn(message);
+    if (!message) for (const m of members) m.showError(null);
+  };
+  field.control = members[0] ? members[0].control : null;
+  field.focus = () => members[0]?.focus();
+  field.dirty = () => members.some((m) => m.dirty());
+  field.present = () => members.some((m) => m.present());
+  field.value = () => {
+    const out = {};
+    for (const m of members) {
+      if (fctx.mode === "edit" ? !m.dirty() : !m.present()) continue;
+      const v = m.value();
+      if (v !== undefined) out[m.name] = v;
+    }
+    return Object.keys(out).length > 0 ? out : undefined;
+  };
+  return field;
 }
 
 /** Terms of a record: a checkbox tree or tokens; the value is the list of ids. */

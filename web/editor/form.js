@@ -244,6 +244,9 @@ class EditForm {
     if (res.status === 412) return this.showConflict(body, (etag) => this.send(body, etag));
     const params = res.body && res.body.data && res.body.data.params;
     if (res.status === 400 && params && typeof params === "object") return this.showErrors(params, res.body.message);
+    // WordPress's type errors name their one parameter (`meta.isbn`) in `data.param`.
+    const param = res.body && res.body.data && res.body.data.param;
+    if (res.status === 400 && typeof param === "string" && this.fieldNamed(param)) return this.showErrors({ [param]: res.body.message }, res.body.message);
     const message = (res.body && res.body.message) || `The server answered ${res.status}.`;
     this.say(`Not saved: ${plainText(message)}`, "error");
     showAlert(`Not saved: ${plainText(message)}`);
@@ -266,6 +269,16 @@ class EditForm {
     this.navigate(`#/types/${this.type.slug}/${id}`, text, this.mode === "edit");
   }
 
+  /** The field of an argument name, or of a member of a group (`meta.isbn`, `meta[isbn]`); null when the form has none. */
+  fieldNamed(name) {
+    const m = /^([^.[]+)(?:\.|\[)([^\]]+)\]?$/.exec(name);
+    if (m) {
+      const group = this.fields.find((f) => f.name === m[1] && f.member);
+      return group ? group.member(m[2]) : null;
+    }
+    return this.fields.find((f) => f.name === name) || null;
+  }
+
   /** Shows the API's messages at their fields; focus goes to the first invalid one. */
   showErrors(params, message) {
     const names = Object.keys(params);
@@ -285,13 +298,14 @@ class EditForm {
       firstOf(entry.element, () => entry.instance.focus(name));
     }
     for (const name of names) {
-      const field = this.fields.find((f) => f.name === name);
+      const field = this.fieldNamed(name);
       const target = field ? field.element : owned.get(name)?.element;
       if (field) {
         field.showError(params[name]);
         firstOf(field.element, () => field.focus());
       }
-      const link = h("a", { href: "#" }, `${humanize(name === this.titleName ? "title" : name)}: ${params[name]}`);
+      const shown = name === this.titleName ? "title" : name.replace(/^.*[.[]/, "").replace(/\]$/, "");
+      const link = h("a", { href: "#" }, `${humanize(shown)}: ${params[name]}`);
       link.addEventListener("click", (event) => {
         event.preventDefault();
         if (field) field.focus();
