@@ -324,6 +324,16 @@ describe("host: a scratch app built from the README with the packed tarball", fu
       expect((await run(process.execPath, ["-e", pkgJson], { cwd: dir, env: cleanEnv() })).stdout.trim()).to.equal("calpress");
     });
 
+    it("calpress/testing: require() and import give testSites; a site from a fixture answers, and the process ends by itself", async () => {
+      const use = (tag: string): string =>
+        `const sites = testSites({ fixture: "minimal" }); const t = await sites.create(); ` +
+        `const res = await t.fetch("/wp-json/calendar/events/v1/events", { as: "admin" }); console.log("${tag}", res.status, (await res.json()).total > 0); await sites.close();`;
+      const cjs = `const { testSites } = require("calpress/testing"); (async () => { ${use("cjs")} })();`;
+      const esm = `import { testSites } from "calpress/testing"; ${use("esm")}`;
+      expect((await run(process.execPath, ["-e", cjs], { cwd: dir, env: cleanEnv() })).stdout.trim()).to.equal("cjs 200 true");
+      expect((await run(process.execPath, ["--input-type=module", "-e", esm], { cwd: dir, env: cleanEnv() })).stdout.trim()).to.equal("esm 200 true");
+    });
+
     it("the README's first example runs as it is written", async () => {
       const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
       const section = readme.slice(readme.indexOf("## Use it in your app"));

@@ -14,6 +14,10 @@
  *     checks declared above it are then sent to that origin, and it gets
  *     SIGTERM (it must then exit 0, or be ended by the signal).
  *   - Any other block must exit 0 on its own.
+ * - ```ts mocha — a mocha test file (`describe`, `it` …), which may also
+ *   import `calpress/testing`: compiled with the others, then run by mocha
+ *   (no `--exit`) in its own temporary directory; it must pass and end by
+ *   itself (a handle left open fails it).
  * - ```ts fragment — a piece of a larger program (not compiled, not run).
  *   Every other TypeScript fence (```typescript, ```tsx …) is refused, so no
  *   block escapes by its spelling.
@@ -25,7 +29,7 @@
  *   method, path (from the origin the block printed), expected status, and
  *   optionally a double-quoted text the body must contain.
  *
- * `calpress` resolves to this checkout's lib/ (tsconfig `paths`): for tsc to
+ * `calpress` (and `calpress/testing`) resolve to this checkout's lib/ (tsconfig `paths`): for tsc to
  * its sources; at run time to a small ES module that re-exports lib/index.ts
  * by name, since Node cannot see the names `export *` re-exports from a
  * module tsx compiles to CommonJS (the published dist/ has no such problem).
@@ -42,6 +46,9 @@ const ROOT = path.resolve(__dirname, "../..");
 const README = path.join(ROOT, "README.md");
 const TSX_LOADER = pathToFileURL(path.join(path.dirname(require.resolve("tsx/package.json")), "dist/loader.mjs")).href;
 const TSC = require.resolve("typescript/bin/tsc");
+const MOCHA = require.resolve("mocha/bin/mocha.js");
+/** Fence infos of the blocks that run: ES modules, and mocha suites. */
+const RUNNABLE = ["ts", "ts mocha"];
 
 interface Check {
   method: string;
@@ -108,7 +115,8 @@ async function freePort(): Promise<number> {
 /** Runs one block; serves its checks if it prints a listening line. Resolves to a list of problems (empty: fine). */
 async function runBlock(block: Block, file: string, runtimeTsconfig: string): Promise<string[]> {
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "calpress-readme-run-"));
-  const child = spawn(process.execPath, ["--import", TSX_LOADER, file], {
+  const program = block.info === "ts mocha" ? [MOCHA, "--no-config", "--timeout", "60000", file] : [file];
+  const child = spawn(process.execPath, ["--import", TSX_LOADER, ...program], {
     cwd,
     env: { ...process.env, PORT: String(await freePort()), TSX_TSCONFIG_PATH: runtimeTsconfig },
   });
@@ -185,7 +193,7 @@ function typecheck(project: string, files: Map<string, Block>): Promise<string> 
 
 describe("README.md code blocks", function () {
   const blocks = readmeBlocks(fs.readFileSync(README, "utf8"));
-  const runnable = blocks.filter((b) => b.info === "ts");
+  const runnable = blocks.filter((b) => RUNNABLE.includes(b.info));
   let project: string;
   let runtimeTsconfig: string;
   const files = new Map<string, Block>();
@@ -210,22 +218,30 @@ describe("README.md code blocks", function () {
       esModuleInterop: true,
       skipLibCheck: true,
       noEmit: true,
-      types: ["node"],
+      types: ["node", "mocha"],
     };
     fs.writeFileSync(
       path.join(project, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { ...compilerOptions, paths: { calpress: [path.join(ROOT, "lib/index.ts")] } }, files: [...files.keys()] }, null, 2),
+      JSON.stringify(
+        { compilerOptions: { ...compilerOptions, paths: { calpress: [path.join(ROOT, "lib/index.ts")], "calpress/testing": [path.join(ROOT, "lib/testing/index.ts")] } }, files: [...files.keys()] },
+        null,
+        2,
+      ),
     );
-    // The names lib/index.ts exports, re-exported from an ES module for the blocks (see the comment at the top).
-    const names = Object.keys(require("../../lib") as Record<string, unknown>);
-    fs.writeFileSync(
-      path.join(project, "calpress.mts"),
-      `import { createRequire } from "node:module";\n` +
-        `const lib = createRequire(import.meta.url)(${JSON.stringify(path.join(ROOT, "lib/index.ts"))});\n` +
-        `export const { ${names.join(", ")} } = lib;\n`,
-    );
+    // The names lib/index.ts (and lib/testing) export, re-exported from ES modules for the blocks (see the comment at the top).
+    const entry = (file: string, source: string): void => {
+      const names = Object.keys(require(source) as Record<string, unknown>);
+      fs.writeFileSync(
+        path.join(project, file),
+        `import { createRequire } from "node:module";\n` +
+          `const lib = createRequire(import.meta.url)(${JSON.stringify(source)});\n` +
+          `export const { ${names.join(", ")} } = lib;\n`,
+      );
+    };
+    entry("calpress.mts", path.join(ROOT, "lib/index.ts"));
+    entry("calpress-testing.mts", path.join(ROOT, "lib/testing/index.ts"));
     runtimeTsconfig = path.join(project, "tsconfig.run.json");
-    fs.writeFileSync(runtimeTsconfig, JSON.stringify({ compilerOptions: { ...compilerOptions, paths: { calpress: ["./calpress.mts"] } } }, null, 2));
+    fs.writeFileSync(runtimeTsconfig, JSON.stringify({ compilerOptions: { ...compilerOptions, paths: { calpress: ["./calpress.mts"], "calpress/testing": ["./calpress-testing.mts"] } } }, null, 2));
     diagnostics = files.size === 0 ? "" : await typecheck(project, files);
   });
 
@@ -233,11 +249,11 @@ describe("README.md code blocks", function () {
     if (project) fs.rmSync(project, { recursive: true, force: true });
   });
 
-  it("has runnable blocks, and every TypeScript fence is ```ts or ```ts fragment", () => {
+  it("has runnable blocks, and every TypeScript fence is ```ts, ```ts mocha or ```ts fragment", () => {
     expect(runnable.length).to.be.greaterThan(0);
-    const odd = blocks.filter((b) => isTypeScript(b.info) && b.info !== "ts" && b.info !== "ts fragment");
+    const odd = blocks.filter((b) => isTypeScript(b.info) && !RUNNABLE.includes(b.info) && b.info !== "ts fragment");
     expect(odd.map((b) => `README.md:${b.line}: \`\`\`${b.info}`)).to.deep.equal([]);
-    const stray = blocks.filter((b) => b.info !== "ts" && b.checks.length > 0);
+    const stray = blocks.filter((b) => !RUNNABLE.includes(b.info) && b.checks.length > 0);
     expect(stray.map((b) => `README.md:${b.line}: checks above a block that is not run`)).to.deep.equal([]);
   });
 

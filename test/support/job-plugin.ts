@@ -1,10 +1,10 @@
-import type { RestRequest, Site } from "../../lib";
+import { RestResponse, type RestRequest, type Site } from "../../lib";
 
 /**
  * A host plugin for the fixture and testing-entry tests: a `job` type with
  * a typed field of every kind (names the generator reads, and some it does
  * not), a hierarchical `page_note` type without `future`, a hierarchical
- * and a flat taxonomy, and one route that lists published jobs.
+ * and a flat taxonomy, and a route that lists jobs and creates one.
  */
 export function registerJobsPlugin(site: Site): void {
   const { engine, rest } = site;
@@ -43,6 +43,15 @@ export function registerJobsPlugin(site: Site): void {
           perPage: 100,
         });
         return { total, jobs: posts.map((p) => ({ id: p.id, title: p.title, employer: p.fields.employer, openings: p.fields.openings })) };
+      },
+    },
+    {
+      methods: "POST",
+      permission: (req) => req.user?.can("publish_jobs") ?? false,
+      args: { title: { type: "string", required: true, minLength: 1 }, employer: { type: "string" } },
+      handler: async (req: RestRequest<{ title: string; employer?: string }>) => {
+        const job = await engine.posts.create({ type: "job", title: req.params.title, status: "publish", author: req.user?.id, fields: { employer: req.params.employer ?? null } });
+        return new RestResponse({ id: job.id, title: job.title }, 201);
       },
     },
   ]);
