@@ -389,7 +389,7 @@ async function migrate(argv: string[], io: CliIO): Promise<number> {
 /** `--posts <type>:<count>` of fixture generate. */
 function parsePostsSpec(spec: string): GeneratedPostsRequest {
   const m = /^([a-z0-9_]{1,32}):(\d{1,8})$/.exec(spec);
-  if (!m || Number(m[2]) < 1) throw new UsageError(`--posts must be <post type>:<count from 1>, not "${spec}"`);
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 10_000_000) throw new UsageError(`--posts must be <post type>:<count from 1 to 10000000>, not "${spec}"`);
   return { type: m[1], count: Number(m[2]) };
 }
 

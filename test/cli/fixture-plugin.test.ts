@@ -114,7 +114,7 @@ describe("calpress fixture … --plugin", function () {
     const calendar = await runCli(["fixture", "generate", "--posts", "event:20", "--out", path.join(dir, "x.json")]);
     expect(calendar.err[0]).to.equal('calpress: --posts event:20: "event" is the calendar\'s: use --events');
     const malformed = await runCli(["fixture", "generate", "--posts", "job", "--out", path.join(dir, "x.json")]);
-    expect(malformed.err[0]).to.equal('calpress: --posts must be <post type>:<count from 1>, not "job"');
+    expect(malformed.err[0]).to.equal('calpress: --posts must be <post type>:<count from 1 to 10000000>, not "job"');
     expect(fs.existsSync(path.join(dir, "x.json"))).to.equal(false);
   });
 
