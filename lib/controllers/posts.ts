@@ -34,8 +34,16 @@ const POST_WITH = { meta: true, terms: true } as const;
 
 const invalidId = (): RestError => new RestError("rest_post_invalid_id", "Invalid post ID.", 404);
 
-/** One look-up of the addressed post per request: the permission checks (also those `Allow` runs) and the handler share it. */
-const addressed = new WeakMap<RestRequest, Promise<LoadedPost | null>>();
+/**
+ * The addressed post, looked up once per request: the permission checks
+ * (also those `Allow` runs) and the handler share it (`req.memo`). A write
+ * puts what it left there, so that `Allow` is computed for the post as it is
+ * after the write (none after a delete), as WordPress computes it.
+ */
+const ADDRESSED = Symbol("generated controller: the addressed post");
+interface Addressed {
+  current: Promise<LoadedPost | null>;
+}
 
 function contextOf(req: RestRequest): Context {
   const c = req.params.context;
@@ -57,20 +65,21 @@ export function registerPostController(host: ControllerHost, view: PostTypeView)
   const caps = view.caps;
   const schema = documentSchema(view.schema);
 
-  const load = (req: RestRequest): Promise<LoadedPost | null> => {
-    let found = addressed.get(req);
-    if (found === undefined) {
-      found = (async () => {
+  const addressed = (req: RestRequest): Addressed =>
+    req.memo(ADDRESSED, () => ({
+      current: (async () => {
         const id = Number(req.params.id);
         if (!Number.isSafeInteger(id) || id <= 0) return null;
         // Named before the look-up: an answer that found nothing depends on the post too.
         req.dependsOn(postTag(id));
         const post = await engine.posts.get(id, POST_WITH, [view.name]);
         return post !== undefined && post.type === view.name && post.occurrence === undefined ? post : null;
-      })();
-      addressed.set(req, found);
-    }
-    return found;
+      })(),
+    }));
+  const load = (req: RestRequest): Promise<LoadedPost | null> => addressed(req).current;
+  /** After a write: what the post is now (null: deleted). */
+  const wrote = (req: RestRequest, post: LoadedPost | null): void => {
+    addressed(req).current = Promise.resolve(post);
   };
 
   const guarded = (endpoint: EndpointName, check: (req: RestRequest) => Promise<PermissionResult>) => withOverrides(ext, endpoint, check);
@@ -296,6 +305,7 @@ export function registerPostController(host: ControllerHost, view: PostTypeView)
     if (existing === null) throw invalidId();
     const patch = await prepare(req, existing);
     const post = await writeFields(req, await engine.posts.update(existing.id, patch, req.user));
+    wrote(req, post);
     const [record] = await records(req, [post], "edit");
     return record;
   }
@@ -313,12 +323,14 @@ export function registerPostController(host: ControllerHost, view: PostTypeView)
       // WordPress answers the record's data: its links are not part of it.
       const { _links: _dropped, ...previous } = (await records(req, [post], "edit"))[0];
       await engine.posts.delete(post.id);
+      wrote(req, null);
       return { deleted: true, previous };
     }
     if (!trashable(post)) throw new RestError("rest_trash_not_supported", "The post does not support trashing. Set 'force=true' to delete.", 501);
     if (post.status === "trash") throw new RestError("rest_already_trashed", "The post has already been deleted.", 410);
     await engine.posts.trash(post.id);
     const trashed = (await engine.posts.get(post.id, POST_WITH)) ?? post;
+    wrote(req, trashed);
     const [record] = await records(req, [trashed], "edit");
     return record;
   }

@@ -22,8 +22,15 @@ import type { TaxonomyView } from "./term-schema";
 
 const invalidTerm = (): RestError => new RestError("rest_term_invalid", "Term does not exist.", 404);
 
-/** One look-up of the addressed term per request, shared by the permission checks and the handler. */
-const addressed = new WeakMap<RestRequest, Promise<Term | null>>();
+/**
+ * The addressed term, looked up once per request, shared by the permission
+ * checks and the handler (`req.memo`); a write puts what it left there
+ * (`Allow` after it: as WordPress computes it).
+ */
+const ADDRESSED = Symbol("generated controller: the addressed term");
+interface Addressed {
+  current: Promise<Term | null>;
+}
 
 function contextOf(req: RestRequest): Context {
   const c = req.params.context;
@@ -126,20 +133,17 @@ export function registerTermController(host: ControllerHost, view: TaxonomyView)
   const can = (req: RestRequest, cap: "edit_terms" | "assign_terms" | "edit_term" | "delete_term"): boolean => req.user?.can(cap, object) === true;
   const schema = documentSchema(view.schema);
 
-  const load = (req: RestRequest): Promise<Term | null> => {
-    let found = addressed.get(req);
-    if (found === undefined) {
-      found = (async () => {
+  const addressed = (req: RestRequest): Addressed =>
+    req.memo(ADDRESSED, () => ({
+      current: (async () => {
         const id = Number(req.params.id);
         if (!Number.isSafeInteger(id) || id <= 0) return null;
         req.dependsOn(termTag(id));
         const term = await engine.terms.get(id);
         return term !== undefined && term.taxonomy === view.name ? term : null;
-      })();
-      addressed.set(req, found);
-    }
-    return found;
-  };
+      })(),
+    }));
+  const load = (req: RestRequest): Promise<Term | null> => addressed(req).current;
 
   const guarded = (endpoint: EndpointName, check: (req: RestRequest) => Promise<PermissionResult>) => withOverrides(ext, endpoint, check);
 
@@ -284,6 +288,7 @@ export function registerTermController(host: ControllerHost, view: TaxonomyView)
     // WordPress answers the record's data: its links are not part of it.
     const { _links: _dropped, ...previous } = await record(req, term, "view");
     await engine.terms.delete(term.id);
+    addressed(req).current = Promise.resolve(null);
     return { deleted: true, previous };
   }
 

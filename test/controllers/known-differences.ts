@@ -17,8 +17,8 @@ export const REASONS = {
   unknownTerms: "term ids that are not terms of the taxonomy are refused (400 rest_invalid_param) instead of skipped with a 201",
   roleCaps: "a post type's own capabilities (`capabilityType`) are granted to roles as the `post` ones are; in WordPress no role has them until a plugin grants them",
   allowAfterWrite:
-    "`Allow` is computed for the request as sent and with what each permission check saw before the handler ran: after a delete it still names DELETE, " +
-    "after a write it does not apply the `context=edit` WordPress sets on the request",
+    "`Allow` after a write: the endpoint that answered keeps the permission it had before its handler ran (after a delete, Allow names DELETE; WordPress checks again " +
+    "and sends none), and the others are checked on the request as sent (WordPress sets `context=edit` on the request first)",
   autosaves: "no autosave or revision routes",
   draftSlug: "a draft keeps the slug it is given while another post has it (made unique when it is published); WordPress's REST create makes it unique at once",
   trashSlug: "a trashed post without a slug gets one from its title before `__trashed`",
