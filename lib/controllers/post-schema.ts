@@ -7,7 +7,7 @@
  */
 import type { EngineApi } from "../engine-api";
 import { postTypeCaps, type PostTypeCaps } from "../posts/registry";
-import { POST_STATUSES, type FieldDef, type FieldValue, type PostTypeConfig, type RestLocation } from "../posts/types";
+import { POST_STATUSES, type FieldDef, type FieldValue, type LoadedPost, type PostTypeConfig, type RestLocation } from "../posts/types";
 import { coerceValue, isWpObject } from "../routes/coerce";
 import { RestError } from "../routes/errors";
 import type { JsonValue } from "../routes/json";
@@ -16,7 +16,6 @@ import { sanitizeTitle } from "../format/slug";
 import { dateWithGmt } from "./dates";
 import { extraFields, type PostControllerExtension, type RestField } from "./extensions";
 import type { ItemSchema, PropertySchema } from "./schema";
-import type { LoadedPost } from "../posts/types";
 
 export interface ShownTaxonomy {
   name: string;
@@ -69,7 +68,7 @@ export function postTypeView(engine: EngineApi, name: string, extensions: readon
     extensions,
     restFields,
   };
-  return { ...view, schema: postItemSchema(engine, view) };
+  return { ...view, schema: postItemSchema(view) };
 }
 
 const ALL: PropertySchema["context"] = ["view", "edit", "embed"];
@@ -175,7 +174,7 @@ export async function metaValues(engine: EngineApi, fields: Readonly<Record<stri
   return out;
 }
 
-function postItemSchema(engine: EngineApi, view: Omit<PostTypeView, "schema">): ItemSchema {
+function postItemSchema(view: Omit<PostTypeView, "schema">): ItemSchema {
   const p: Record<string, PropertySchema> = {
     date: { description: "The date the post was published, in the site's timezone.", type: ["string", "null"], format: "date-time", context: ALL },
     date_gmt: { description: "The date the post was published, as GMT.", type: ["string", "null"], format: "date-time", context: VIEW_EDIT },

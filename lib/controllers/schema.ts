@@ -63,10 +63,6 @@ export function contextArg(schema: ItemSchema): ArgSpec {
   };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function typesOf(schema: PropertySchema): readonly ArgType[] {
   return schema.type === undefined ? (schema.properties ? ["object"] : []) : typeof schema.type === "string" ? [schema.type] : schema.type;
 }
@@ -149,6 +145,3 @@ export function endpointArgs(schema: ItemSchema, method: "create" | "update"): R
 export function documentSchema(schema: ItemSchema): JsonObject {
   return { title: schema.title, type: "object", properties: schemaJson(objectSchema(schema)).properties ?? {} };
 }
-
-/** Whether a value is an object (for members given as `{ raw }`). */
-export { isObject };
