@@ -30,7 +30,6 @@ export interface ControllerHost {
   rest: RestServer;
 }
 
-const POST_WITH = { meta: true, terms: true } as const;
 
 const invalidId = (): RestError => new RestError("rest_post_invalid_id", "Invalid post ID.", 404);
 
@@ -64,6 +63,8 @@ export function registerPostController(host: ControllerHost, view: PostTypeView)
   const ext = view.extensions;
   const caps = view.caps;
   const schema = documentSchema(view.schema);
+  // Post meta shows only as the featured image (`_thumbnail_id`): read only for a type that has one.
+  const POST_WITH = { meta: view.supports.has("thumbnail"), terms: true };
 
   const addressed = (req: RestRequest): Addressed =>
     req.memo(ADDRESSED, () => ({
