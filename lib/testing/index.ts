@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import express from "express";
-import { scratchDatabases } from "../db/dialects/scratch";
+import { scratchDatabases, scratchServer } from "../db/dialects/scratch";
 import { loadFixture, readFixtureFile, resolveFixture } from "../fixtures";
 import type { Fixture } from "../fixtures";
 import { applyPlugins, type SitePlugin } from "../plugin";
@@ -117,7 +117,7 @@ export function testSites(options: TestSitesOptions = {}): TestSites {
   const plugins = options.plugins ?? [];
   const siteOptions = options.site ?? {};
   const mount = siteOptions.restPrefix ?? "/wp-json";
-  const server = options.db === undefined || options.db === "sqlite" ? undefined : options.db;
+  const server = scratchServer(options.db);
   let base: string | undefined;
   const prefix = `calpress_t${process.pid}_${randomBytes(3).toString("hex")}`;
   let counter = 0;

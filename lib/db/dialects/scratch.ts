@@ -157,3 +157,14 @@ export function scratchDatabases(base: string): ScratchDatabases {
   if (!dialect) throw new DbTargetError(`unsupported database target: ${base}`);
   return SCRATCH[dialect.name];
 }
+
+/**
+ * The server a `testSites({ db })` option names, or `undefined` for SQLite
+ * (no option, `"sqlite"`, or a path): SQLite's scratch databases are files
+ * in a temporary directory instead.
+ */
+export function scratchServer(db: string | undefined): string | undefined {
+  if (db === undefined || db.trim() === "sqlite") return undefined;
+  const dialect = DIALECTS.find((d) => d.configFromTarget(db.trim()) !== null);
+  return dialect === undefined || dialect.name === "sqlite" ? undefined : db;
+}
