@@ -10,7 +10,7 @@
  * type and taxonomy declare (FieldDef `kind`; titles and descriptions keep
  * HTML only for users with `unfiltered_html`). The README shows this file.
  */
-import type { Site } from "../lib";
+import type { Site } from "calpress";
 
 export function registerBookPlugin(site: Site): void {
   const { engine } = site;

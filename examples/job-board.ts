@@ -5,7 +5,7 @@
  * editor its screens; no route code. The same content as the WordPress
  * reference site the generated API is compared with (test/vectors/wordpress).
  */
-import type { Site } from "../lib";
+import type { Site } from "calpress";
 
 export function registerJobBoard(site: Site): void {
   site.engine.registerPostType("job", {

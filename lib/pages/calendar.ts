@@ -31,7 +31,7 @@ export function createCalendarPage(options: CalendarPageOptions = {}): Router {
       next();
       return;
     }
-    const restRoot = restRootFor(req, options, mountPath);
+    const restRoot = restRootFor(options);
     const base = req.baseUrl.replace(/\/+$/, "");
     const docs = options.docsPath === false ? "" : linkFrom(homePath(req, mountPath), options.docsPath ?? "/docs");
     sendPage(

@@ -28,7 +28,7 @@ export function createDocsPage(options: DocsPageOptions = {}): Router {
   const mountPath = options.mountPath ?? "/docs";
 
   router.get("/", (req: Request, res: Response) => {
-    const restRoot = restRootFor(req, options, mountPath);
+    const restRoot = restRootFor(options);
     const base = req.baseUrl.replace(/\/+$/, "");
     const home = homePath(req, mountPath);
     const calendar = options.calendarPath === false ? "" : linkFrom(home, options.calendarPath ?? "/");

@@ -30,7 +30,7 @@ export function createEditorPage(options: EditorPageOptions = {}): Router {
   const mountPath = options.mountPath ?? "/editor";
 
   router.get("/", (req: Request, res: Response, next: NextFunction) => {
-    const restRoot = restRootFor(req, options, mountPath);
+    const restRoot = restRootFor(options);
     const base = req.baseUrl.replace(/\/+$/, "");
     const calendar = options.calendarPath === false ? "" : linkFrom(homePath(req, mountPath), options.calendarPath ?? "/");
     (options.nonceFor?.(req) ?? Promise.resolve(undefined)).then(

@@ -37,8 +37,8 @@ export interface PageOptions {
   /**
    * The REST root the page's browser code talks to, absolute
    * (`https://api.example.com/wp-json/`) or origin-relative (`/wp-json/`).
-   * Default: `<site home><restPrefix>/`. Set it when the router is not
-   * mounted at the REST prefix below the same home as the page.
+   * Default: `<restPrefix>/` from the origin's root, wherever the page is
+   * mounted. Set it when the router is mounted elsewhere.
    */
   restRoot?: string;
 }
@@ -102,11 +102,16 @@ export function linkFrom(home: string, target: string): string {
   return `${home}/${target.replace(/^\/+/, "")}`;
 }
 
-/** The REST root for the browser: the configured one, or `<home><prefix>/`. */
-export function restRootFor(req: Request, options: PageOptions, defaultMount: string): string {
+/**
+ * The REST root for the browser: the configured one (a site URL's path and
+ * the prefix, see createSitePages), or `<prefix>/` from the origin's root.
+ * Not from where the page is mounted: a host that mounts the router at
+ * `/wp-json` and the pages at `/calendar` (the README's mount) must get
+ * `/wp-json/`; a site wholly under a path says so with its site URL.
+ */
+export function restRootFor(options: PageOptions): string {
   if (options.restRoot !== undefined) return options.restRoot.endsWith("/") ? options.restRoot : `${options.restRoot}/`;
-  const prefix = normalizePrefix(options.restPrefix ?? DEFAULT_REST_PREFIX);
-  return `${homePath(req, options.mountPath ?? defaultMount)}${prefix}/`;
+  return `${normalizePrefix(options.restPrefix ?? DEFAULT_REST_PREFIX)}/`;
 }
 
 /**

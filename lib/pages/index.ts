@@ -34,7 +34,7 @@ export interface SitePagesOptions {
   /**
    * The site URL (`parseSiteUrl` form), as `createSite`'s `siteUrl`: the
    * pages then call `<its path><restPrefix>/` wherever they are mounted.
-   * Without it the site home is taken to be where the pages are mounted.
+   * Without it they call `<restPrefix>/` from the origin's root.
    */
   siteUrl?: string;
   /** Whether the calendar plugin is registered: without it the reference and the editor are served, not the calendar. Default true. */

@@ -1,6 +1,6 @@
 /**
  * What calpress answers differently from the recorded WordPress on purpose,
- * each with its reason (lib/controllers/README.md "Differences from
+ * each with its reason (docs/generated-controllers.md "Differences from
  * WordPress" says the same in prose). The vector test allows a difference
  * only when a rule here names it: every other one fails the test, and so
  * does a rule that no longer matches anything (a difference that went away).

@@ -126,29 +126,34 @@ describe("pages over HTTP", function () {
     }
   });
 
-  it("a host mounting the whole site under a path gets URLs under that path", async () => {
-    const site: Site = await createSite({ db: ":memory:", restPrefix: "/api" });
-    try {
-      const app = express();
-      app.use("/events-site/api", site.router);
-      for (const [mount, router] of site.pages) app.use(`/events-site${mount === "/" ? "" : mount}`, router);
-      const server = await listen(app);
+  it("without a site URL the pages call the REST prefix from the origin's root, wherever they are mounted (the README's mount)", async () => {
+    // The README mounts the router at /wp-json; a host puts the pages at /calendar.
+    for (const [restPrefix, routerAt] of [[undefined, "/wp-json"], ["/api", "/api"]] as const) {
+      const site: Site = await createSite({ db: ":memory:", restPrefix });
       try {
-        const calendar = await (await fetch(`${server.base}/events-site/`)).text();
-        expect(bodyData(calendar, "rest-root")).to.equal("/events-site/api/");
-        expect(bodyData(calendar, "docs-url")).to.equal("/events-site/docs");
-        expect(calendar).to.contain('src="/events-site/calendar-assets/app.js"');
-        expect((await fetch(`${server.base}/events-site/calendar-assets/app.js`)).status).to.equal(200);
-        const docs = await (await fetch(`${server.base}/events-site/docs`)).text();
-        expect(bodyData(docs, "doc-url")).to.equal("/events-site/api/calendar/events/v1/doc");
-        expect(bodyData(docs, "calendar-url")).to.equal("/events-site/");
-        const doc = await fetch(`${server.base}/events-site/api/calendar/events/v1/doc`);
-        expect(doc.status).to.equal(200);
+        const app = express();
+        app.use(routerAt, site.router);
+        for (const [mount, router] of site.pages) app.use(`/calendar${mount === "/" ? "" : mount}`, router);
+        const server = await listen(app);
+        try {
+          const calendar = await (await fetch(`${server.base}/calendar/`)).text();
+          expect(bodyData(calendar, "rest-root")).to.equal(`${routerAt}/`);
+          expect(bodyData(calendar, "docs-url")).to.equal("/calendar/docs");
+          expect(calendar).to.contain('src="/calendar/calendar-assets/app.js"');
+          expect((await fetch(`${server.base}/calendar/calendar-assets/app.js`)).status).to.equal(200);
+          expect((await fetch(`${server.base}${bodyData(calendar, "rest-root")}calendar/events/v1/events`)).status).to.equal(200);
+          const docs = await (await fetch(`${server.base}/calendar/docs`)).text();
+          expect(bodyData(docs, "doc-url")).to.equal(`${routerAt}/calendar/events/v1/doc`);
+          expect(bodyData(docs, "calendar-url")).to.equal("/calendar/");
+          expect((await fetch(`${server.base}${bodyData(docs, "doc-url")}`)).status).to.equal(200);
+          const editor = await (await fetch(`${server.base}/calendar/editor`)).text();
+          expect(bodyData(editor, "rest-root")).to.equal(`${routerAt}/`);
+        } finally {
+          await server.close();
+        }
       } finally {
-        await server.close();
+        await site.close();
       }
-    } finally {
-      await site.close();
     }
   });
 
