@@ -15,8 +15,8 @@ import { readyLine } from "../support/process";
  * The acceptance test of the package (issue 18): a scratch host app made
  * only of what the README says — `npm install` of the packed tarball, an
  * existing Express 4 or 5 app with its own session login and its own
- * `users` table on PostgreSQL and MariaDB — mounts calpress under
- * `/calendar` with default options, type-checks in strict mode against the
+ * `users` table on PostgreSQL and MariaDB — mounts calpress as the README
+ * does (the router at `/wp-json`, the pages under `/calendar`) with default options, type-checks in strict mode against the
  * installed package alone, and serves the API and the pages there.
  *
  * Installs are `--prefer-offline` (the cache the repository's own `npm ci`
@@ -168,8 +168,8 @@ app.post("/login", express.urlencoded({ extended: false }), (req, res) => {
   })().catch((err: unknown) => res.status(500).json({ error: String(err) }));
 });
 
-app.use("/calendar/wp-json", site.router);
-app.use("/calendar", site.rootMiddleware);
+app.use("/wp-json", site.router);
+app.use(site.rootMiddleware);
 for (const [path, router] of site.pages) app.use(path === "/" ? "/calendar" : \`/calendar\${path}\`, router);
 
 const server = app.listen(Number(process.env.PORT ?? 3000), "127.0.0.1", () => {
@@ -312,6 +312,12 @@ describe("host: a scratch app built from the README with the packed tarball", fu
       };
       walk(pkg);
       expect(files.filter((f) => f.endsWith(".map"))).to.deep.equal([]);
+      // Whatever the README links is in the package (there is no public repository to link instead).
+      const readme = fs.readFileSync(path.join(pkg, "README.md"), "utf8");
+      const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1] as string).filter((l) => !/^(https?:|mailto:|#)/.test(l));
+      expect(links.length).to.be.greaterThan(3);
+      expect(links.filter((l) => !fs.existsSync(path.join(pkg, l.split("#")[0] as string)))).to.deep.equal([]);
+      expect(files).to.include.members(["examples/book-plugin.ts", "examples/job-board.ts", "docs/generated-controllers.md"]);
       expect(files.filter((f) => /^(dist\/)?(fuzz|bench|test|lib)\//.test(f))).to.deep.equal([]);
     });
 
@@ -388,6 +394,90 @@ describe("host: a scratch app built from the README with the packed tarball", fu
     });
   });
 
+  describe("a plugin author's app, from the README alone", function () {
+    // The README's testing section: the plugin module, the mocha suite for it, and the two commands.
+    let dir: string;
+    let compiled: { ok: boolean; output: string };
+    let commands: string[][];
+
+    before(async () => {
+      const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+      const section = readme.slice(readme.indexOf("## Test your app with calpress/testing"));
+      const block = (info: string): string => {
+        const code = new RegExp("^```" + info.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "\\n([\\s\\S]*?)^```", "m").exec(section)?.[1];
+        if (code === undefined) throw new Error(`no \`\`\`${info} block in the README's testing section`);
+        return code;
+      };
+      commands = block("sh")
+        .split("\n")
+        .filter((line) => line.startsWith("npx calpress "))
+        .map((line) => line.replace(/\s+#.*$/, "").split(/\s+/).slice(2));
+      dir = scratchDir("plugin-author", { type: "module" });
+      dirs.push(dir);
+      await install(dir, [tarball, "typescript@5", "mocha@11", "@types/mocha@10", "@types/node@20", "@types/express@5"]);
+      fs.writeFileSync(path.join(dir, "jobs.ts"), block("ts file=jobs.ts"));
+      fs.writeFileSync(path.join(dir, "jobs.test.ts"), block("ts mocha"));
+      const tsconfig = { compilerOptions: { strict: true, skipLibCheck: false, module: "node16", moduleResolution: "node16", target: "ES2022", types: ["node", "mocha"] }, files: ["jobs.ts", "jobs.test.ts"] };
+      fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify(tsconfig, null, 2));
+      try {
+        const r = await run(process.execPath, [path.join(dir, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: dir, env: cleanEnv() });
+        compiled = { ok: true, output: r.stdout };
+      } catch (err) {
+        compiled = { ok: false, output: String((err as { stdout?: string }).stdout ?? err) };
+      }
+    });
+
+    it("the plugin (a type with typed fields and two taxonomies, no route code, at most 40 lines) and its suite compile in strict mode", () => {
+      expect(compiled.ok, compiled.output).to.equal(true);
+      const lines = fs.readFileSync(path.join(dir, "jobs.ts"), "utf8").trimEnd().split("\n");
+      expect(lines.length).to.be.at.most(40);
+      expect(lines.join("\n")).not.to.match(/registerRoute|handler/);
+    });
+
+    it("the README's mocha suite passes through calpress/testing, and mocha ends by itself (no --exit)", async function () {
+      if (!compiled.ok) this.skip();
+      const { stdout } = await run(process.execPath, [path.join(dir, "node_modules/mocha/bin/mocha.js"), "--timeout", "60000", "jobs.test.js"], { cwd: dir, env: cleanEnv(), timeout: 150_000 });
+      expect(stdout).to.match(/3 passing/);
+      expect(stdout).not.to.match(/failing/);
+    });
+
+    it("the README's commands generate content of the plugin's type and serve it: the generated API, its document, the index link, /docs and the editor", async function () {
+      if (!compiled.ok) this.skip();
+      const bin = path.join(dir, "node_modules/.bin/calpress");
+      const [generate, serve] = commands;
+      expect(generate?.slice(0, 2)).to.deep.equal(["fixture", "generate"]);
+      expect(serve?.[0]).to.equal("serve");
+      await run(bin, generate ?? [], { cwd: dir, env: cleanEnv() });
+      const fixture = JSON.parse(fs.readFileSync(path.join(dir, "jobs.json"), "utf8")) as { posts: Array<{ type: string; status?: string }> };
+      expect(fixture.posts.filter((p) => p.type === "job")).to.have.length(50);
+      const published = fixture.posts.filter((p) => p.type === "job" && (p.status ?? "publish") === "publish").length;
+      expect(published).to.be.greaterThan(5);
+      const child = spawn(bin, [...(serve ?? []), "--port", "0"], { cwd: dir, env: cleanEnv() });
+      try {
+        const line = await readyLine(child).line;
+        const root = /^calpress listening on (http:\/\/\S+\/wp-json\/)$/.exec(line)?.[1] ?? "";
+        expect(root, line).to.not.equal("");
+        const list = await fetch(`${root}jobs/v1/jobs?per_page=5`);
+        expect(list.status).to.equal(200);
+        expect(list.headers.get("x-wp-total")).to.equal(String(published));
+        const jobs = (await list.json()) as Array<{ title: { rendered: string }; meta: Record<string, unknown>; departments: number[] }>;
+        expect(jobs).to.have.length(5);
+        expect(jobs[0]?.meta).to.have.property("employer");
+        expect(((await (await fetch(`${root}jobs/v1/departments`)).json()) as unknown[]).length).to.be.greaterThan(0);
+        const doc = (await (await fetch(`${root}jobs/v1/doc`)).json()) as { openapi: string; paths: Record<string, unknown> };
+        expect(doc.openapi).to.match(/^3\.0\./);
+        expect(doc.paths).to.include.keys("/jobs", "/jobs/{id}", "/departments", "/skills");
+        const index = (await (await fetch(root)).json()) as { _links: { "service-desc": Array<{ href: string }> } };
+        expect(index._links["service-desc"].map((l) => l.href)).to.include(`${root}jobs/v1/doc`);
+        const origin = new URL(root).origin;
+        expect((await fetch(`${origin}/docs?namespace=jobs/v1`)).status).to.equal(200);
+        expect((await fetch(`${origin}/editor`)).status).to.equal(200);
+      } finally {
+        child.kill("SIGTERM");
+      }
+    });
+  });
+
   for (const major of [4, 5]) {
     describe(`an existing Express ${major} app with its own users and session login`, function () {
       let dir: string;
@@ -435,7 +525,7 @@ describe("host: a scratch app built from the README with the packed tarball", fu
             await createHostUsers(k);
             before_ = await snapshotHostUsers(k);
             app = await startApp(dir, database.target);
-            ns = `${app.origin}/calendar/wp-json/calendar/events/v1`;
+            ns = `${app.origin}/wp-json/calendar/events/v1`;
           });
           after(async () => {
             await stopApp(app);
@@ -448,13 +538,13 @@ describe("host: a scratch app built from the README with the packed tarball", fu
             expect(await res.text()).to.equal("the host's home page");
           });
 
-          it("serves the calendar API under /calendar/wp-json", async () => {
+          it("serves the calendar API under /wp-json", async () => {
             const res = await fetch(`${ns}/events`);
             expect(res.status).to.equal(200);
             const body = (await res.json()) as { events: unknown[]; rest_url: string };
             expect(body.events).to.be.an("array");
             expect(body.rest_url.startsWith(`${ns}/events`), body.rest_url).to.equal(true);
-            const index = await fetch(`${app!.origin}/calendar/wp-json/`);
+            const index = await fetch(`${app!.origin}/wp-json/`);
             expect(index.status).to.equal(200);
           });
 
@@ -466,9 +556,9 @@ describe("host: a scratch app built from the README with the packed tarball", fu
             expect(docs.status).to.equal(200);
           });
 
-          it("the pages call the REST root under /calendar", async () => {
-            expect(await (await fetch(`${app!.origin}/calendar/`)).text()).to.include("/calendar/wp-json/");
-            expect(await (await fetch(`${app!.origin}/calendar/docs/`)).text()).to.include("/calendar/wp-json/calendar/events/v1/doc");
+          it("the pages under /calendar call the REST root at /wp-json/, with no site URL", async () => {
+            expect(await (await fetch(`${app!.origin}/calendar/`)).text()).to.include('data-rest-root="/wp-json/"');
+            expect(await (await fetch(`${app!.origin}/calendar/docs/`)).text()).to.include('data-doc-url="/wp-json/calendar/events/v1/doc"');
           });
 
           it("the host's login answers with its own session cookie", async () => {
