@@ -52,11 +52,13 @@ import { nowOf } from "../events/dates";
 import { createEvent, updateEvent, type EventWriteInput } from "../events/operations";
 import { EVENT } from "../post-types";
 import { occurrencesToStore } from "../recurrence/expand";
-import { parseRecurrence, RecurrenceError } from "../recurrence/rules";
+import { parseRecurrence } from "../recurrence/rules";
 import { detachedOccurrences, horizonDays } from "../recurrence/series";
 import { occurrenceId } from "../../posts/occurrence-ids";
 import { IcsFormatError, ImportBudgetError, IMPORT_BUDGETS, measureIcs, type ImportBudgets } from "./budgets";
 import { FileZones } from "./zones";
+import { candidateZones, firstAgreeing, modernZone, spanInstants } from "./zone-match";
+import { WINDOWS_ZONE_CANDIDATES } from "./windows-zones";
 
 export { IcsFormatError, ImportBudgetError, IMPORT_BUDGETS, type ImportBudgets } from "./budgets";
 
@@ -76,69 +78,85 @@ export interface ImportedEvent {
 export interface ImportReport {
   created: ImportedEvent[];
   updated: ImportedEvent[];
+  /** Every VEVENT of the file not imported, and why: none is dropped without a line here. */
   skipped: Array<{ uid: string | null; title: string; reason: string }>;
+  /** Events imported otherwise than the file wrote them (a zone only the file defines, kept as an IANA zone with its offsets), and how. */
+  notes: Array<ImportedEvent & { note: string }>;
 }
 
 type Component = InstanceType<typeof ICAL.Component>;
 type Time = InstanceType<typeof ICAL.Time>;
 
-/** Outlook's Windows zone names for the zones its exports use most (CLDR's windowsZones, territory 001). */
-const WINDOWS_ZONES: Readonly<Record<string, string>> = {
-  "W. Europe Standard Time": "Europe/Berlin",
-  "Romance Standard Time": "Europe/Paris",
-  "Central Europe Standard Time": "Europe/Budapest",
-  "Central European Standard Time": "Europe/Warsaw",
-  "GMT Standard Time": "Europe/London",
-  "E. Europe Standard Time": "Europe/Chisinau",
-  "FLE Standard Time": "Europe/Kiev",
-  "Eastern Standard Time": "America/New_York",
-  "Central Standard Time": "America/Chicago",
-  "Mountain Standard Time": "America/Denver",
-  "Pacific Standard Time": "America/Los_Angeles",
-  "AUS Eastern Standard Time": "Australia/Sydney",
-  "Tokyo Standard Time": "Asia/Tokyo",
-  "China Standard Time": "Asia/Shanghai",
-  "India Standard Time": "Asia/Kolkata",
-  UTC: "UTC",
-};
-
-/** The IANA zone a TZID names, if any. */
-export function ianaZoneOf(tzid: string): string | null {
+/** The IANA zone a TZID names by itself: an IANA name, or a Mozilla-style path ending in one. */
+function namedZone(tzid: string): string | null {
   const name = tzid.trim();
-  if (WINDOWS_ZONES[name] !== undefined) return WINDOWS_ZONES[name];
   if (IANAZone.isValidZone(name)) return name;
   // Mozilla-style prefixes: /mozilla.org/20050126_1/Europe/Rome, /softwarestudio.org/Olson_20011030_5/America/New_York.
   const tail = /([A-Za-z_]+\/[A-Za-z_+-]+(?:\/[A-Za-z_+-]+)?)$/.exec(name)?.[1];
   return tail !== undefined && IANAZone.isValidZone(tail) ? tail : null;
 }
 
+/**
+ * The IANA zone a TZID names, if any: an IANA name, a Mozilla-style path, or
+ * a Windows name's zone of record (CLDR). A file that defines a Windows
+ * name in its own VTIMEZONE has that definition checked first (see
+ * TimeReader): this is the zone when the file has none.
+ */
+export function ianaZoneOf(tzid: string): string | null {
+  const windows = WINDOWS_ZONE_CANDIDATES[tzid.trim()]?.split(" ")[0];
+  return namedZone(tzid) ?? (windows !== undefined ? modernZone(windows) : null);
+}
+
 const SQL = "yyyy-MM-dd HH:mm:ss";
 
 interface Placed {
-  /** The event's zone; "" for the site's (a floating time in a file that names no zone). */
+  /** The event's zone; "" for the site's (a floating time in a file that names no zone); "UTC" for a zone only the file defines (`fileZone`). */
   zone: string;
   /** Wall clock in `zone` (`YYYY-MM-DD HH:MM:SS`), or the day (`YYYY-MM-DD`) of a DATE value. */
   wall: string;
-  /** The instant (null for a DATE value). */
+  /** The instant (null for a DATE value, or a floating time in the site's zone). */
   utc: DateTime | null;
+  /** A zone only the file defines (its VTIMEZONE), and the wall clock as the file wrote it in it: the event's IANA zone is chosen from its rules (keepZone). */
+  fileZone?: string;
+  fileWall?: string;
+}
+
+/** What an event's zone became when the file defined it itself: an IANA zone, and why when its rules are not the file's over the event's whole years. */
+interface KeptZone {
+  zone: string;
+  note?: string;
+}
+
+/** Whole years, as Unix seconds: [1 January of `from`, 1 January of `to`). */
+function yearSpan(from: number, to: number): { from: number; to: number } {
+  return { from: Date.UTC(from, 0, 1) / 1000, to: Date.UTC(to, 0, 1) / 1000 };
 }
 
 /** Reads DATE and DATE-TIME values with their TZID: an IANA zone kept, another read through the file's VTIMEZONE. */
 class TimeReader {
   /** The zone of floating times and all-day events: the file's X-WR-TIMEZONE (Google, Apple), else the site's (""). */
   readonly calendarZone: string;
+  /** The X-LIC-LOCATION (an IANA name, as Lightning and Evolution write it) of the file's own zones. */
+  private readonly locations = new Map<string, string>();
+  /** The zone kept for a file's zone over whole years (tzid|from|to), as every event in those years shares it. */
+  private readonly kept = new Map<string, string | null>();
 
   /** Reads the file's own zones now, before anything is written: a VTIMEZONE past the budget refuses the file. */
   constructor(
     calendar: Component,
     private readonly zones: FileZones,
+    /** VTIMEZONEs of the file that could not be read, by TZID, with the reason. */
+    private readonly unreadableZones: ReadonlyMap<string, string> = new Map(),
   ) {
     const named = calendar.getFirstPropertyValue("x-wr-timezone");
     this.calendarZone = typeof named === "string" ? (ianaZoneOf(named) ?? "") : "";
     for (const vtimezone of calendar.getAllSubcomponents("vtimezone")) {
       const tzid = vtimezone.getFirstPropertyValue("tzid");
-      // A zone the TZID names is used as it is: its VTIMEZONE is never read.
-      if (typeof tzid === "string" && ianaZoneOf(tzid) === null) zones.add(vtimezone, tzid);
+      // A zone the TZID names is used as it is: its VTIMEZONE is never read. A Windows name's is: the file's rules decide.
+      if (typeof tzid !== "string" || namedZone(tzid) !== null) continue;
+      zones.add(vtimezone, tzid);
+      const location = vtimezone.getFirstPropertyValue("x-lic-location");
+      if (typeof location === "string") this.locations.set(tzid, location);
     }
   }
 
@@ -152,11 +170,50 @@ class TimeReader {
       // Floating: the calendar's zone (RFC 5545 leaves it to the reader).
       return { zone: this.calendarZone, wall, utc: this.calendarZone === "" ? null : DateTime.fromFormat(wall, SQL, { zone: this.calendarZone }) };
     }
-    const iana = ianaZoneOf(tzid);
-    if (iana !== null) return { zone: iana, wall, utc: DateTime.fromFormat(wall, SQL, { zone: iana }) };
-    if (!this.zones.has(tzid)) throw new IcsFormatError(`TZID ${tzid} is neither a known time zone nor defined by a VTIMEZONE of the file`);
-    const utc = DateTime.fromSeconds(this.zones.toUtc(tzid, time.year, time.month, time.day, time.hour, time.minute, time.second), { zone: "UTC" });
-    return { zone: "UTC", wall: utc.toFormat(SQL), utc };
+    const named = namedZone(tzid);
+    if (named !== null) return { zone: named, wall, utc: DateTime.fromFormat(wall, SQL, { zone: named }) };
+    if (this.zones.has(tzid)) {
+      // The file's own rules give the instant (RFC 5545 §3.2.19: the TZID names the file's VTIMEZONE).
+      const utc = DateTime.fromSeconds(this.zones.toUtc(tzid, time.year, time.month, time.day, time.hour, time.minute, time.second), { zone: "UTC" });
+      return { zone: "UTC", wall: utc.toFormat(SQL), utc, fileZone: tzid, fileWall: wall };
+    }
+    // A Windows name the file does not define: its zone of record.
+    const windows = ianaZoneOf(tzid);
+    if (windows !== null) return { zone: windows, wall, utc: DateTime.fromFormat(wall, SQL, { zone: windows }) };
+    const unreadable = this.unreadableZones.get(tzid);
+    throw new IcsFormatError(
+      unreadable !== undefined ? `TZID ${tzid}: its VTIMEZONE cannot be read (${unreadable})` : `TZID ${tzid} is neither a known time zone nor defined by a VTIMEZONE of the file`,
+    );
+  }
+
+  /** The instant (Unix seconds) of a wall clock (a UTC DateTime read as a wall clock) in a zone the file defines. */
+  fileToUtc(tzid: string, wall: DateTime): number {
+    return this.zones.toUtc(tzid, wall.year, wall.month, wall.day, wall.hour, wall.minute, wall.second);
+  }
+
+  /**
+   * The IANA zone an event whose DTSTART is in a zone only the file defines
+   * is kept in (zone-match.ts): one whose offsets are the file's over the
+   * whole years its occurrences cover, else at each of their starts and
+   * ends (said in the note), else none (IcsFormatError: the event is
+   * skipped, never kept in UTC).
+   */
+  keepZone(tzid: string, occurrences: ReadonlyArray<{ start: number; end: number }>): KeptZone {
+    const first = occurrences[0];
+    const last = occurrences[occurrences.length - 1];
+    if (first === undefined || last === undefined) throw new IcsFormatError(`TZID ${tzid}: the event has no occurrence to place`);
+    const years = yearSpan(new Date(first.start * 1000).getUTCFullYear(), new Date(last.end * 1000).getUTCFullYear() + 1);
+    const key = `${tzid}|${years.from}|${years.to}`;
+    const offsetAt = (utc: number): number => this.zones.offsetAt(tzid, utc);
+    const candidates = candidateZones(tzid, this.locations.get(tzid) ?? null);
+    if (!this.kept.has(key)) this.kept.set(key, firstAgreeing(candidates, offsetAt, spanInstants(years.from, years.to, this.zones.changesBetween(tzid, years.from, years.to))));
+    const whole = this.kept.get(key);
+    if (whole !== null && whole !== undefined) return { zone: whole };
+    const instants = occurrences.flatMap((o) => [o.start, o.end]);
+    const at = firstAgreeing(candidates, offsetAt, instants);
+    const yearsText = `${new Date(years.from * 1000).getUTCFullYear()}-${new Date(years.to * 1000).getUTCFullYear() - 1}`;
+    if (at === null) throw new IcsFormatError(`TZID ${tzid}: no known time zone has the offsets of the file's VTIMEZONE at the event's times`);
+    return { zone: at, note: `TZID ${tzid}: no known time zone follows the file's VTIMEZONE over ${yearsText}; kept in ${at}, which has its offsets at every start and end of the event` };
   }
 }
 
@@ -235,13 +292,97 @@ interface Mapped {
   title: string;
   input: EventWriteInput;
   hash: string;
+  /** What the report should say about an event imported otherwise than the file wrote it (its zone). */
+  note?: string;
 }
 
-function mapEvent(master: Component, overrides: Component[], reader: TimeReader): Mapped | { skip: string } {
-  const uid = textOf(master, "uid");
+/** What mapping needs of the site: the clock and horizon its writes expand series with. */
+interface SiteClock {
+  now: Date;
+  days: number;
+}
+
+const DATE_TEXT = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?Z?)?$/;
+
+/** Whether a jCal date or date-time text names a real day and time (ical.js reads 2024-13-45 as 2025-02-14). */
+function realDate(text: string): boolean {
+  const m = DATE_TEXT.exec(text);
+  if (m === null) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return false;
+  // A leap second (60) is a valid DATE-TIME (RFC 5545 §3.3.12).
+  return m[4] === undefined || (Number(m[4]) <= 23 && Number(m[5]) <= 59 && Number(m[6]) <= 60);
+}
+
+/** The date texts of a property's raw jCal values: dates, date-times, a period's start and end, a rule's UNTIL. */
+function dateTexts(prop: InstanceType<typeof ICAL.Property>): string[] {
+  const raw = prop.jCal.slice(3) as unknown[];
+  switch (prop.type) {
+    case "date":
+    case "date-time":
+      return raw.map(String);
+    case "period":
+      return raw.flatMap((v) => (Array.isArray(v) ? v.map(String).filter((t) => !t.startsWith("P") && !t.startsWith("-P")) : []));
+    case "recur":
+      return raw.flatMap((v) => (typeof v === "object" && v !== null && "until" in v ? [String((v as { until: unknown }).until)] : []));
+    default:
+      return [];
+  }
+}
+
+/** The properties an event's times come from: each is read and checked before the event is mapped, so a bad one skips the VEVENT with its name. */
+const TIME_PROPERTIES = ["dtstart", "dtend", "duration", "rrule", "rdate", "exdate", "recurrence-id"];
+
+/** Throws IcsFormatError naming the first property of the VEVENT whose value cannot be read or names no real date. */
+function checkTimeValues(vevent: Component): void {
+  for (const name of TIME_PROPERTIES) {
+    for (const prop of vevent.getAllProperties(name)) {
+      const label = name.toUpperCase();
+      try {
+        prop.getValues();
+      } catch (err) {
+        throw new IcsFormatError(`${label} cannot be read: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      const bad = dateTexts(prop).find((t) => !realDate(t));
+      if (bad !== undefined) throw new IcsFormatError(`${label} ${bad.replace(/[-:]/g, "")} is not a real date or time`);
+      if (name === "rrule") {
+        const recur = prop.getFirstValue() as InstanceType<typeof ICAL.Recur>;
+        if (typeof recur.freq !== "string") throw new IcsFormatError("RRULE has no FREQ");
+      }
+    }
+  }
+}
+
+/**
+ * The instants (Unix seconds) an event whose DTSTART is in a zone only the
+ * file defines starts and ends at, by the file's own rules: its series is
+ * expanded on the file's wall clock (as a reader that knows only the file
+ * would), and each wall clock placed with the VTIMEZONE. Values written in
+ * UTC (RDATE, EXDATE) are placed on the UTC wall clock here: at worst an
+ * extra instant the chosen zone must agree at.
+ */
+function fileOccurrences(reader: TimeReader, start: Placed, end: Placed, recurrence: readonly string[], clock: SiteClock): Array<{ start: number; end: number }> {
+  const startUtc = (start.utc as DateTime).toSeconds();
+  const length = Math.max(0, (end.utc?.toSeconds() ?? startUtc) - startUtc);
+  if (recurrence.length === 0) return [{ start: startUtc, end: startUtc + length }];
+  const startLocal = start.fileWall as string;
+  const endLocal = DateTime.fromFormat(startLocal, SQL, { zone: "UTC" }).plus({ seconds: length }).toFormat(SQL);
+  const tzid = start.fileZone as string;
+  const toUtc = (wall: string): number => {
+    const d = DateTime.fromFormat(wall, SQL, { zone: "UTC" });
+    return reader.fileToUtc(tzid, d);
+  };
+  return occurrencesToStore(parseRecurrence([...recurrence]), { startLocal, endLocal, zone: "UTC", allDay: false }, clock.now, clock.days).map((o) => ({
+    start: toUtc(o.times.start_local),
+    end: toUtc(o.times.end_local),
+  }));
+}
+
+function mapEvent(master: Component, overrides: Component[], reader: TimeReader, clock: SiteClock, uid: string): Mapped | { skip: string } {
   const title = textOf(master, "summary").trim();
   if (title === "") return { skip: "no SUMMARY (an event needs a title)" };
   if (textOf(master, "status").toUpperCase() === "CANCELLED") return { skip: "cancelled (STATUS:CANCELLED)" };
+  checkTimeValues(master);
   const dtstart = master.getFirstPropertyValue("dtstart");
   if (!(dtstart instanceof ICAL.Time)) return { skip: "no DTSTART" };
   const start = reader.place(dtstart, tzidOf(master, "dtstart"));
@@ -254,7 +395,16 @@ function mapEvent(master: Component, overrides: Component[], reader: TimeReader)
     endTime = dtstart.clone();
     endTime.addDuration(duration);
   }
+
+  const cancelled: ZonedTime[] = [];
+  for (const o of overrides) {
+    const time = o.getFirstPropertyValue("recurrence-id");
+    if (textOf(o, "status").toUpperCase() === "CANCELLED" && time instanceof ICAL.Time) cancelled.push({ time, tzid: tzidOf(o, "recurrence-id") });
+  }
+  const recurrence = recurrenceLines(master, reader, cancelled);
+
   const input: EventWriteInput = { title, status: "publish" };
+  let note: string | undefined;
   if (allDay) {
     // DTEND of a DATE event is the day after its last day.
     const last = endTime !== null ? DateTime.fromISO(reader.place(endTime, null).wall).minus({ days: 1 }) : DateTime.fromISO(start.wall);
@@ -263,11 +413,26 @@ function mapEvent(master: Component, overrides: Component[], reader: TimeReader)
     if (reader.calendarZone !== "") input.timezone = reader.calendarZone;
   } else {
     const end = endTime !== null ? reader.place(endTime, tzidOf(master, "dtend") ?? tzidOf(master, "dtstart")) : start;
+    let zone = start.zone;
+    let startWall = start.wall;
+    if (start.fileZone !== undefined && start.utc !== null) {
+      // A zone only the file defines: the event keeps an IANA zone with the file's offsets (never UTC), its wall clocks read in it.
+      const kept = reader.keepZone(start.fileZone, fileOccurrences(reader, start, end, recurrence, clock));
+      zone = kept.zone;
+      note = kept.note;
+      startWall = start.utc.setZone(zone).toFormat(SQL);
+    }
     // The end on the start's wall clock (DTEND may name another zone).
-    const endWall = end.utc !== null && start.utc !== null ? end.utc.setZone(start.zone).toFormat(SQL) : end.wall;
-    Object.assign(input, { start_date: start.wall, end_date: endWall < start.wall ? start.wall : endWall });
+    const endWall = end.utc !== null && start.utc !== null ? end.utc.setZone(zone === "" ? "UTC" : zone).toFormat(SQL) : end.wall;
+    if (start.fileZone !== undefined && start.utc !== null && end.utc !== null) {
+      // The file's rules fixed the instants (a repeated hour included): sent with their offsets, so no reading of a wall clock moves them.
+      const exact = (d: DateTime): string => d.setZone(zone).toISO({ suppressMilliseconds: true }) ?? "";
+      Object.assign(input, { start_date: exact(start.utc), end_date: exact(end.utc < start.utc ? start.utc : end.utc) });
+    } else {
+      Object.assign(input, { start_date: startWall, end_date: endWall < startWall ? startWall : endWall });
+    }
     // "": the site's zone, which the write path reads dates in when none is sent.
-    if (start.zone !== "") input.timezone = start.zone;
+    if (zone !== "") input.timezone = zone;
   }
   const html = description(master);
   if (html !== "") input.description = html;
@@ -286,18 +451,12 @@ function mapEvent(master: Component, overrides: Component[], reader: TimeReader)
   const url = textOf(master, "url").trim();
   if (/^https?:\/\//i.test(url)) input.website = url;
 
-  const cancelled: ZonedTime[] = [];
-  for (const o of overrides) {
-    const time = o.getFirstPropertyValue("recurrence-id");
-    if (textOf(o, "status").toUpperCase() === "CANCELLED" && time instanceof ICAL.Time) cancelled.push({ time, tzid: tzidOf(o, "recurrence-id") });
-  }
-  const recurrence = recurrenceLines(master, reader, cancelled);
   // Sent even when empty, so that a series that stopped repeating in the calendar it came from stops here too.
   input.recurrence = recurrence;
   const hash = createHash("sha256")
     .update([master, ...overrides].map((c) => c.toString().replace(/^DTSTAMP[^\r\n]*\r?\n/gm, "")).join("\n"))
     .digest("hex");
-  return { uid, title, input, hash };
+  return { uid, title, input, hash, ...(note !== undefined ? { note } : {}) };
 }
 
 /** The calendar component of a file's text, or IcsFormatError. */
@@ -312,6 +471,80 @@ export function parseIcs(text: string): Component {
   }
   if (root.name !== "vcalendar") throw new IcsFormatError("not an iCalendar file: no VCALENDAR");
   return root;
+}
+
+/** A VEVENT of the file that cannot be read at all, and why: reported as skipped. */
+interface Unreadable {
+  uid: string | null;
+  title: string;
+  reason: string;
+}
+
+/** A property's text in a component's raw lines (for a component ical.js cannot read): the text after the first colon. */
+function rawProperty(lines: readonly string[], name: string): string | null {
+  const re = new RegExp(`^${name}(?:;[^:]*)?:(.*)$`, "i");
+  for (const line of lines) {
+    const m = re.exec(line);
+    if (m !== null) return (m[1] ?? "").trim();
+  }
+  return null;
+}
+
+/**
+ * The calendar of a file's text, and what of it cannot be read. A file
+ * ical.js reads whole is read whole; otherwise (one bad line or value
+ * refuses all of it) each component of the calendar is read on its own: a
+ * VEVENT that cannot be read is reported with its reason, a VTIMEZONE that
+ * cannot be read leaves its TZID unknown (its events are skipped saying
+ * why), and the rest is imported. Only a file whose calendar itself cannot
+ * be read is refused (IcsFormatError).
+ */
+export function readCalendar(text: string): { calendar: Component; unreadable: Unreadable[]; unreadableZones: Map<string, string> } {
+  try {
+    return { calendar: parseIcs(text), unreadable: [], unreadableZones: new Map() };
+  } catch (err) {
+    if (!(err instanceof IcsFormatError)) throw err;
+    // As ical.js reads lines: a line starting with a space or a tab continues the one before.
+    const lines = text.replace(/\r?\n[ \t]/g, "").split(/\r?\n/);
+    const begin = lines.findIndex((l) => /^BEGIN:VCALENDAR\s*$/i.test(l));
+    if (begin < 0) throw err;
+    const skeleton: string[] = [];
+    const blocks: string[][] = [];
+    let depth = 0;
+    for (const line of lines.slice(begin)) {
+      const opens = /^BEGIN:/i.test(line);
+      if (opens && ++depth === 2) blocks.push([]);
+      // The calendar's own lines, or a line of one of its components.
+      if (depth >= 2) (blocks[blocks.length - 1] as string[]).push(line);
+      else skeleton.push(line);
+      if (/^END:/i.test(line) && --depth === 0) break;
+    }
+    if (depth > 0) skeleton.push("END:VCALENDAR");
+    let calendar: Component;
+    try {
+      calendar = parseIcs(skeleton.filter((l) => l.trim() !== "").join("\r\n"));
+    } catch (inner) {
+      throw new IcsFormatError(`the calendar's own properties cannot be read: ${inner instanceof Error ? inner.message.replace(/^not an iCalendar file: /, "") : String(inner)}`);
+    }
+    const unreadable: Unreadable[] = [];
+    const unreadableZones = new Map<string, string>();
+    for (const block of blocks) {
+      const kind = /^BEGIN:(\S+)/i.exec(block[0] ?? "")?.[1]?.toUpperCase() ?? "";
+      try {
+        const wrapped = parseIcs(["BEGIN:VCALENDAR", ...block, "END:VCALENDAR"].join("\r\n"));
+        for (const child of wrapped.getAllSubcomponents()) calendar.addSubcomponent(child);
+      } catch (bad) {
+        const reason = bad instanceof Error ? bad.message.replace(/^not an iCalendar file: /, "") : String(bad);
+        if (kind === "VEVENT") {
+          unreadable.push({ uid: rawProperty(block, "UID"), title: sanitizeField("html", rawProperty(block, "SUMMARY") ?? "", false), reason: `the VEVENT cannot be read: ${reason}` });
+        } else if (kind === "VTIMEZONE") {
+          const tzid = rawProperty(block, "TZID");
+          if (tzid !== null) unreadableZones.set(tzid.replace(/^"|"$/g, ""), reason);
+        }
+      }
+    }
+    return { calendar, unreadable, unreadableZones };
+  }
 }
 
 /** What an earlier import made of a UID: the event, its stored hash and its status now. */
@@ -413,6 +646,111 @@ async function occurrenceCounter(engine: EngineApi, budget: number): Promise<(in
   };
 }
 
+/** A series' VEVENT and its changed occurrences (RECURRENCE-ID), by UID. */
+interface Group {
+  master?: Component;
+  overrides: Component[];
+}
+
+/** Why an error skips one VEVENT, as a line of the report. */
+function reasonOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The prefix of an identity derived from a VEVENT without UID (derivedUid). */
+export const DERIVED_UID_PREFIX = "calpress-derived-";
+
+/**
+ * The identity of a VEVENT without UID: a hash of its DTSTART (with its
+ * TZID), SUMMARY and RRULE, as ical.js writes them (so folding or the
+ * order of properties do not change it). The same file imported again
+ * gives the same identities, so a re-import updates or skips, never
+ * duplicates. A changed start, title or rule is another event: there is
+ * nothing else to know it by.
+ */
+function derivedUid(vevent: Component): string {
+  const parts = ["dtstart", "summary", "rrule"].map((name) =>
+    vevent
+      .getAllProperties(name)
+      .map((p) => p.toICALString())
+      .join("\n"),
+  );
+  return DERIVED_UID_PREFIX + createHash("sha256").update(parts.join("\n")).digest("hex").slice(0, 32);
+}
+
+function sequenceOf(vevent: Component): number {
+  const n = Number(vevent.getFirstPropertyValue("sequence"));
+  return Number.isInteger(n) && n >= 0 ? n : 0;
+}
+
+/** A VEVENT's text without its DTSTAMP (the time it was written out, not a change). */
+function contentOf(vevent: Component): string {
+  return vevent.toString().replace(/^DTSTAMP[^\r\n]*\r?\n/gm, "");
+}
+
+/**
+ * Of two VEVENTs with the same UID and the same RECURRENCE-ID (or none),
+ * the one imported (the later revision by SEQUENCE, RFC 5545 §3.8.7.4;
+ * else the first in the file) and why the other is not.
+ */
+function preferred(first: Component, second: Component, what: string): { kept: Component; dropped: Component; reason: string } {
+  const [a, b] = [sequenceOf(first), sequenceOf(second)];
+  if (contentOf(first) === contentOf(second)) return { kept: first, dropped: second, reason: `duplicate UID: the file has this VEVENT (${what}) twice; it is imported once` };
+  if (b > a) return { kept: second, dropped: first, reason: `duplicate UID: an older revision (SEQUENCE ${a}) of a VEVENT (${what}) the file also has with SEQUENCE ${b}, which is imported` };
+  if (a > b) return { kept: first, dropped: second, reason: `duplicate UID: an older revision (SEQUENCE ${b}) of a VEVENT (${what}) the file also has with SEQUENCE ${a}, which is imported` };
+  return {
+    kept: first,
+    dropped: second,
+    reason: `duplicate UID: an earlier VEVENT of the file has the same UID (${what}) and SEQUENCE, and is imported; a UID names one event (RFC 5545 §3.8.4.7)`,
+  };
+}
+
+/**
+ * The file's VEVENTs as series by UID, in file order: a VEVENT without UID
+ * gets a derived one (the nth alike in the file gets "-n"), and each VEVENT
+ * that is not imported because another has its UID (and RECURRENCE-ID) is
+ * reported as skipped.
+ */
+function groupEvents(vevents: readonly Component[]): { groups: Map<string, Group>; skipped: ImportReport["skipped"] } {
+  const groups = new Map<string, Group>();
+  const skipped: ImportReport["skipped"] = [];
+  const derived = new Map<string, number>();
+  for (const vevent of vevents) {
+    let uid = textOf(vevent, "uid").trim();
+    const rid = vevent.getFirstProperty("recurrence-id");
+    if (uid === "") {
+      if (rid !== null) {
+        skipped.push({ uid: null, title: reportTitle(vevent), reason: "an occurrence (RECURRENCE-ID) without a UID: it names no series" });
+        continue;
+      }
+      const base = derivedUid(vevent);
+      const n = (derived.get(base) ?? 0) + 1;
+      derived.set(base, n);
+      uid = n === 1 ? base : `${base}-${n}`;
+    }
+    const group = groups.get(uid) ?? { overrides: [] };
+    groups.set(uid, group);
+    if (rid !== null) {
+      const key = rid.toICALString().replace(/^RECURRENCE-ID/i, "");
+      const index = group.overrides.findIndex((o) => o.getFirstProperty("recurrence-id")?.toICALString().replace(/^RECURRENCE-ID/i, "") === key);
+      if (index < 0) {
+        group.overrides.push(vevent);
+        continue;
+      }
+      const choice = preferred(group.overrides[index] as Component, vevent, `RECURRENCE-ID${key}`);
+      group.overrides[index] = choice.kept;
+      skipped.push({ uid, title: reportTitle(choice.dropped), reason: choice.reason });
+    } else if (group.master === undefined) {
+      group.master = vevent;
+    } else {
+      const choice = preferred(group.master, vevent, "no RECURRENCE-ID");
+      group.master = choice.kept;
+      skipped.push({ uid, title: reportTitle(choice.dropped), reason: choice.reason });
+    }
+  }
+  return { groups, skipped };
+}
+
 /** A VEVENT's SUMMARY as a report shows it: sanitised as the stored title would be. */
 function reportTitle(vevent: Component): string {
   return sanitizeField("html", textOf(vevent, "summary"), false);
@@ -424,30 +762,18 @@ const TRASHED = "in the trash on this site since it was imported (import with re
 export async function importIcs(engine: EngineApi, text: string, user: CurrentUser, options: ImportOptions = {}): Promise<ImportReport> {
   const budgets: ImportBudgets = { ...IMPORT_BUDGETS, ...options.budgets };
   measureIcs(text, budgets);
-  const calendar = parseIcs(text);
-  const reader = new TimeReader(calendar, new FileZones(budgets.timezoneSteps));
+  const { calendar, unreadable, unreadableZones } = readCalendar(text);
+  const reader = new TimeReader(calendar, new FileZones(budgets.timezoneSteps), unreadableZones);
   const source = importSource(calendar, options.source);
   // The file is third-party content: sanitised as for a user who may not publish raw HTML, whoever imports it.
   const importer = withoutCapabilities(user, ["unfiltered_html"]);
-  const report: ImportReport = { created: [], updated: [], skipped: [] };
-  // Masters and their overrides by UID, in file order.
-  const groups = new Map<string, { master?: Component; overrides: Component[] }>();
-  const noUid: Component[] = [];
-  for (const vevent of calendar.getAllSubcomponents("vevent")) {
-    const uid = textOf(vevent, "uid").trim();
-    if (uid === "") {
-      noUid.push(vevent);
-      continue;
-    }
-    const group = groups.get(uid) ?? { overrides: [] };
-    if (vevent.hasProperty("recurrence-id")) group.overrides.push(vevent);
-    else group.master = vevent;
-    groups.set(uid, group);
-  }
+  const report: ImportReport = { created: [], updated: [], skipped: [], notes: [] };
+  const { groups, skipped: notGrouped } = groupEvents(calendar.getAllSubcomponents("vevent"));
 
   // Every event is mapped and its occurrences counted before anything is written: a file past a budget writes nothing.
   const count = await occurrenceCounter(engine, budgets.occurrences);
-  const planned: Array<{ uid: string; group: { master?: Component; overrides: Component[] }; mapped: Mapped | { skip: string } }> = [];
+  const clock: SiteClock = { now: nowOf(engine).toJSDate(), days: await horizonDays(engine) };
+  const planned: Array<{ uid: string; group: Group; mapped: Mapped | { skip: string } }> = [];
   for (const [uid, group] of groups) {
     if (group.master === undefined) {
       planned.push({ uid, group, mapped: { skip: "an occurrence (RECURRENCE-ID) without its series in the file" } });
@@ -455,16 +781,16 @@ export async function importIcs(engine: EngineApi, text: string, user: CurrentUs
     }
     let mapped: Mapped | { skip: string };
     try {
-      mapped = mapEvent(group.master, group.overrides, reader);
+      mapped = mapEvent(group.master, group.overrides, reader, clock, uid);
       if ("input" in mapped) count(mapped.input);
     } catch (err) {
+      // A budget refuses the file; anything else the file's content does to one VEVENT skips that VEVENT, saying why.
       if (err instanceof ImportBudgetError) throw err;
-      if (err instanceof IcsFormatError || err instanceof RecurrenceError) mapped = { skip: err.message };
-      else throw err;
+      mapped = { skip: reasonOf(err) };
     }
     planned.push({ uid, group, mapped });
   }
-  for (const vevent of noUid) report.skipped.push({ uid: null, title: reportTitle(vevent), reason: "no UID (a re-import could not find it again)" });
+  report.skipped.push(...unreadable, ...notGrouped);
 
   const earlier = await importedEvents(engine, source, [...groups.keys()]);
   const started = performance.now();
@@ -504,8 +830,9 @@ export async function importIcs(engine: EngineApi, text: string, user: CurrentUs
         ? await updateEvent(engine, existing.id, mapped.input, importer, writeOptions)
         : await createEvent(engine, mapped.input, importer, writeOptions);
       (existing ? report.updated : report.created).push({ uid, id: post.id, title: post.title });
+      if (mapped.note !== undefined) report.notes.push({ uid, id: post.id, title: post.title, note: mapped.note });
       for (const changed of group.overrides.filter((o) => textOf(o, "status").toUpperCase() !== "CANCELLED")) {
-        await importChangedOccurrence(engine, { id: post.id, status: post.status }, uid, changed, reader, importer, options, report);
+        await importChangedOccurrence(engine, { id: post.id, status: post.status }, uid, changed, reader, clock, importer, options, report);
       }
     } catch (err) {
       if (!isRestError(err)) throw err;
@@ -532,6 +859,7 @@ async function importChangedOccurrence(
   uid: string,
   changed: Component,
   reader: TimeReader,
+  clock: SiteClock,
   user: CurrentUser,
   options: ImportOptions,
   report: ImportReport,
@@ -548,10 +876,10 @@ async function importChangedOccurrence(
   const names = (key: string, startUtc: string): boolean => (utc === null ? key.slice(0, 10) === placed.wall.slice(0, 10) : startUtc === utc);
   let mapped: Mapped | { skip: string };
   try {
-    mapped = mapEvent(changed, [], reader);
+    mapped = mapEvent(changed, [], reader, clock, uid);
   } catch (err) {
-    if (err instanceof IcsFormatError) return skip(err.message);
-    throw err;
+    if (err instanceof ImportBudgetError) throw err;
+    return skip(reasonOf(err));
   }
   if ("skip" in mapped) return skip(mapped.skip);
   // An occurrence has no rules of its own.

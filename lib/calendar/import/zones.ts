@@ -201,6 +201,25 @@ export class FileZones {
     return this.zones.has(tzid);
   }
 
+  /** The offset (seconds east of UTC) of a file's zone at an instant (Unix seconds); before its first transition, the offset that one changes from. */
+  offsetAt(tzid: string, utc: number): number {
+    const transitions = this.zones.get(tzid) ?? [];
+    if (transitions.length === 0) return 0;
+    let lo = 0;
+    let hi = transitions.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((transitions[mid] as Transition).at <= utc) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === 0 ? (transitions[0] as Transition).from : (transitions[lo - 1] as Transition).to;
+  }
+
+  /** The instants (Unix seconds) in [from, to) at which a file's zone changes its offset (an observance that keeps the offset is no change). */
+  changesBetween(tzid: string, from: number, to: number): number[] {
+    return (this.zones.get(tzid) ?? []).filter((t) => t.at >= from && t.at < to && t.from !== t.to).map((t) => t.at);
+  }
+
   /**
    * The instant (Unix seconds) of a wall clock in a file's zone: in an
    * overlap the earlier one, in a gap the wall clock read with the offset
