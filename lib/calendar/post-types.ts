@@ -66,6 +66,11 @@ export const postTypes: Record<string, PostTypeConfig> = {
       recurrence_id: { type: "datetime", default: null },
       /** That start in UTC (the detached event's own zone may differ from its series'). */
       recurrence_id_utc: { type: "datetime", default: null },
+      /**
+       * A start written in a DST gap (02:30 on New York's spring-forward day, stored as 03:30): that wall clock,
+       * which a series' rules repeat (lib/calendar/recurrence/series.ts `seriesStartLocal`); null otherwise.
+       */
+      recurrence_start: { type: "datetime", default: null },
     },
   },
   [VENUE]: {

@@ -73,7 +73,7 @@ describe("recurrence: expanding a series", () => {
     ]);
   });
 
-  it("moves a start in a DST gap forward as PHP does, its end along; reads an overlap as the API reads wall clocks", () => {
+  it("moves a start in a DST gap forward by the gap (RFC 5545 §3.3.5), its end the exact length later; takes an overlap's first instant", () => {
     expect(expand(["RRULE:FREQ=DAILY;COUNT=3"], rome("2026-03-28 02:30:00", "2026-03-28 03:30:00"))[1]).to.deep.equal([
       "2026-03-29 03:30:00",
       "2026-03-29 04:30:00",
@@ -81,7 +81,8 @@ describe("recurrence: expanding a series", () => {
       "2026-03-29 02:30:00",
     ]);
     const ny: SeriesBase = { startLocal: "2026-10-31 01:30:00", endLocal: "2026-10-31 02:00:00", zone: "America/New_York", allDay: false };
-    expect(expand(["RRULE:FREQ=DAILY;COUNT=2"], ny)[1]).to.deep.equal(["2026-11-01 01:30:00", "2026-11-01 02:00:00", "2026-11-01 05:30:00", "2026-11-01 07:00:00"]);
+    // 01:30 EDT (the first 01:30), and 30 minutes later is 01:00 EST: the wall clock runs back (§3.8.5.3: exact durations).
+    expect(expand(["RRULE:FREQ=DAILY;COUNT=2"], ny)[1]).to.deep.equal(["2026-11-01 01:30:00", "2026-11-01 01:00:00", "2026-11-01 05:30:00", "2026-11-01 06:00:00"]);
   });
 
   it("repeats all-day events as whole days of their zone, multi-day ones too", () => {

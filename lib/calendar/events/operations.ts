@@ -50,7 +50,7 @@ import {
 import { newTermBudget, parseLinkedValue, resolveLinkedRefs, resolveTermIds, termItems, termLockParts, type LinkedRef, type TermItems } from "./linked";
 import { applyDateBounds, clampPerPage, eventListParams, ListLookups, type EventListInput, type ListContext, type ListDraft, type ListParam } from "./list-query";
 import { parseRecurrence, RecurrenceError } from "../recurrence/rules";
-import { recurrenceFieldValue, storedRecurrence, syncSeries } from "../recurrence/series";
+import { gapStartAsWritten, RECURRENCE_START_FIELD, recurrenceFieldValue, storedRecurrence, syncSeries } from "../recurrence/series";
 import { cancelOccurrence, detachOccurrence, trashDetached } from "../recurrence/exceptions";
 import { FLAG_FIELDS, REQUIRED_ON_CREATE, WRITE_FIELDS, WRITE_RULES, WRITE_SANITIZERS } from "./rules";
 import { checkAuthorAssignment } from "../common/author";
@@ -388,6 +388,12 @@ async function prepareWrite(
   const times = timeFields(input, current, siteZone, now);
   const fields: Record<string, FieldValue> = { ...times.fields };
   const patch: PreparedWrite["patch"] = { fields };
+  if (sent(input.start_date) && typeof times.fields.start_local === "string") {
+    // A series repeats its start as written, also one the API moved out of a DST gap (RFC 5545 §3.3.5).
+    const timezoneSent = sent(input.timezone) && input.timezone.trim() !== "";
+    const placed = times.fields.all_day === true ? null : storedEventDate(times.fields.start_local, times.zone);
+    fields[RECURRENCE_START_FIELD] = placed === null ? null : gapStartAsWritten(input.start_date, times.zone, timezoneSent, now, placed);
+  }
 
   if (sent(input.title)) patch.title = input.title;
   if (sent(input.description)) patch.content = input.description;

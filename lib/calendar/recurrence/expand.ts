@@ -3,27 +3,36 @@
  *
  * Rules are expanded in the event's wall clock by calpress's own RRULE
  * engine (lib/calendar/recurrence/rrule.ts: days, with the series' time of
- * day), and each occurrence's wall clock is then placed in the event's zone
- * with the API's own rules (PHP's, for a wall clock in a DST gap or
- * overlap): 19:00 in Rome stays 19:00 in summer and in winter. An
- * occurrence lasts as long as the series' first one on the wall clock (a
- * start moved out of a DST gap moves its end along); all-day occurrences
- * are whole days of the zone, as all-day events are.
+ * day): 19:00 in Rome stays 19:00 in summer and in winter. Each
+ * occurrence's wall clock is then placed in the event's zone as RFC 5545
+ * §3.3.5 says (lib/calendar/recurrence/instants.ts): in a repeated hour the
+ * first instant, in a DST gap the offset before the gap (02:30 → 03:30),
+ * and only that occurrence moves; the others keep the series' wall clock.
  *
- * RDATE and EXDATE values written in UTC or with a TZID are first moved to
- * the event's wall clock. An EXDATE date (no time) removes every occurrence
- * starting that day; an RDATE date (no time) of a timed series starts at
- * the series' time of day.
+ * Every timed occurrence lasts exactly as long as the series' first one,
+ * DTSTART to DTEND as instants (§3.8.5.3), so one that crosses a DST change
+ * ends at the wall clock that exact length gives. All-day occurrences are
+ * whole days of the zone, as all-day events are.
+ *
+ * Values written in UTC or with a TZID are instants, and are compared as
+ * instants (§3.3.10 UNTIL, §3.8.5.1 EXDATE, §3.8.5.2 RDATE): a UTC UNTIL
+ * ends the series at that instant, an EXDATE at 07:30Z removes the New York
+ * 02:30 occurrence of the spring-forward day (whose instant is 07:30Z).
+ * Floating values (no Z, no TZID) are wall clocks of the event's zone and
+ * compared as wall clocks. A date alone (EXDATE, UNTIL) is that whole day;
+ * an RDATE date of a timed series starts at the series' time of day.
  *
  * Every expansion is bounded by a `StepBudget` (days the engine may test,
  * all rules together) besides its horizon and MAX_OCCURRENCES, so no rule,
- * however sparse, makes one run for long.
+ * however sparse or however large its INTERVAL or COUNT, makes one run for
+ * long.
  */
-import { DateTime, type Duration } from "luxon";
+import { DateTime, type Zone } from "luxon";
 import { eventTimes, luxonZone, type EventTimeFields } from "../event-times";
 import type { ParsedRecurrence, ParsedRule, RuleDate } from "./rules";
 import { RecurrenceError, ruleDay } from "./rules";
 import { dayOf, dayText, ExpansionBudgetError, neverRepeats, ruleDays, StepBudget } from "./rrule";
+import { instantOf, instantOfFields, utcAt, wallAt, zoneOf } from "./instants";
 /** What one occurrence stores: its times, as an event's time fields. */
 export type OccurrenceTimes = Pick<EventTimeFields, "start_local" | "end_local" | "start_utc" | "end_utc">;
 
@@ -34,7 +43,12 @@ export interface ExpandedOccurrence {
 }
 
 export interface SeriesBase {
-  /** The series' own (first) start and end, wall clocks `YYYY-MM-DD HH:MM:SS` in `zone`. */
+  /**
+   * The series' own (first) start and end, wall clocks `YYYY-MM-DD HH:MM:SS`
+   * in `zone`. The start is DTSTART as written: its rules repeat that wall
+   * clock, which may be one a DST gap skips (the first occurrence then
+   * starts the gap's length later, the others keep it).
+   */
   startLocal: string;
   endLocal: string;
   zone: string;
@@ -63,67 +77,127 @@ function wall(text: string): DateTime {
   return DateTime.fromFormat(text, SQL, { zone: "UTC" });
 }
 
+/** A RuleDate's instant (ms): a UTC value, or a TZID wall clock placed in that zone (§3.3.5); null for a floating value or a date. */
+function instantOfDate(d: RuleDate): number | null {
+  if (d.time === undefined || d.zone === undefined) return null;
+  return instantOfFields({ year: d.year, month: d.month, day: d.day, ...d.time }, zoneOf(d.zone === "utc" ? "UTC" : d.zone));
+}
+
 /** A RuleDate as a wall clock in `zone` (`YYYY-MM-DD HH:MM:SS`), or only its day (`YYYY-MM-DD`) for a DATE value. */
-function wallOf(d: RuleDate, zone: string): string {
+function wallOf(d: RuleDate, zone: Zone): string {
   const pad = (n: number): string => String(n).padStart(2, "0");
   const day = ruleDay(d);
   if (d.time === undefined) return day;
-  const { hour, minute, second } = d.time;
-  if (d.zone === undefined) return `${day} ${pad(hour)}:${pad(minute)}:${pad(second)}`;
-  const from = d.zone === "utc" ? "UTC" : d.zone;
-  return DateTime.fromObject({ year: d.year, month: d.month, day: d.day, hour, minute, second }, { zone: from }).setZone(luxonZone(zone)).toFormat(SQL);
+  const at = instantOfDate(d);
+  if (at === null) return `${day} ${pad(d.time.hour)}:${pad(d.time.minute)}:${pad(d.time.second)}`;
+  return wallAt(at, zone);
 }
 
-/** The wall clock just past which a rule's UNTIL ends it (`YYYY-MM-DD HH:MM:SS` in `zone`): a date alone is that whole day. */
-function untilWall(rule: ParsedRule, zone: string): string | undefined {
-  if (rule.until === undefined) return undefined;
-  const until = wallOf(rule.until, zone);
-  return until.length === 10 ? `${until} 23:59:59` : until;
+/**
+ * Where a rule's UNTIL ends it: a UTC (or zoned) value at that instant, a
+ * floating one at that wall clock, a date alone after that whole day (of
+ * the event's wall clock). `lastDay` bounds the days the engine steps
+ * through (a day of margin around an instant: the wall day of an instant
+ * and of a start at or before it may differ across a DST change).
+ */
+interface Until {
+  /** A UTC or zoned value's instant (ms). */
+  instant?: number;
+  /** A floating date-time's wall clock. */
+  wall?: string;
+  /** The value's day on the event's wall clock (what an all-day series and a DATE value compare). */
+  day: string;
+  /** A DATE value: that whole day. */
+  date: boolean;
+  lastDay: string;
+}
+
+function untilOf(rule: ParsedRule, zone: Zone): Until | undefined {
+  const u = rule.until;
+  if (u === undefined) return undefined;
+  const at = instantOfDate(u);
+  if (at !== null) {
+    const day = wallAt(at, zone).slice(0, 10);
+    return { instant: at, day, date: false, lastDay: dayText(dayOf(day) + 1) };
+  }
+  const w = wallOf(u, zone);
+  return w.length === 10 ? { day: w, date: true, lastDay: w } : { wall: w, day: w.slice(0, 10), date: false, lastDay: w.slice(0, 10) };
 }
 
 /** What every occurrence of a series shares: its first times, its length, its time of day. */
 interface SeriesShape {
   base: SeriesBase;
-  /** The wall-clock length of a timed occurrence. */
-  length: Duration;
+  zone: Zone;
+  /** The exact length (ms) of a timed occurrence: its first one's, DTSTART to DTEND as instants (§3.8.5.3). */
+  length: number;
   /** The number of whole days an all-day occurrence spans after its first. */
   days: number;
   /** `HH:MM:SS` of the series' start: all-day rules and RDATE dates start there. */
   timeOfDay: string;
+  /**
+   * Starts whose instant is not the one §3.3.5 gives their wall clock: an
+   * RDATE in UTC or with a TZID at the second pass of a repeated hour. Keyed
+   * by the start (its wall clock in the event's zone).
+   */
+  pinned: Map<string, number>;
 }
 
-function seriesShape(base: SeriesBase): SeriesShape {
+function seriesShape(base: SeriesBase, recurrence: ParsedRecurrence): SeriesShape {
+  // Real dates and an end not before the start, as events are checked.
   const first = eventTimes(base.startLocal, base.endLocal, base.zone, base.allDay);
   if (first === null) throw new RecurrenceError("the series' start or end is not a real date.");
+  const zone = zoneOf(base.zone);
+  const pinned = new Map<string, number>();
+  for (const d of recurrence.rdates) {
+    const at = instantOfDate(d);
+    if (at === null || base.allDay) continue;
+    const key = wallAt(at, zone);
+    if (instantOf(key, zone) !== at) pinned.set(key, at);
+  }
   return {
     base,
-    length: wall(first.end_local).diff(wall(first.start_local)),
+    zone,
+    length: base.allDay ? 0 : Math.max(0, (instantOf(base.endLocal, zone) ?? 0) - (instantOf(base.startLocal, zone) ?? 0)),
     days: wall(first.end_local.slice(0, 10) + " 00:00:00").diff(wall(first.start_local.slice(0, 10) + " 00:00:00")).as("days"),
     timeOfDay: base.startLocal.slice(11),
+    pinned,
   };
+}
+
+/** The instant (ms) a timed start makes: a pinned RDATE's own, else its wall clock's (§3.3.5). */
+function startInstant(start: string, shape: SeriesShape): number | null {
+  return shape.pinned.get(start) ?? instantOf(start, shape.zone);
 }
 
 /**
  * The starts (wall clocks) one rule makes, first to last, lazily: the
  * series' own start first (RFC 5545: DTSTART is the first occurrence and
  * counts towards COUNT), then the days the rule keeps after it at the
- * series' time of day, up to COUNT and UNTIL (on the wall clock; an all-day
- * series compares days). `lastDay` (`YYYY-MM-DD`): the caller needs no
- * start after that day, so the engine stops stepping there.
+ * series' time of day, up to COUNT and UNTIL (an instant, a wall clock or
+ * a day, as written; an all-day series compares days). `lastDay`
+ * (`YYYY-MM-DD`): the caller needs no start after that day, so the engine
+ * stops stepping there.
  */
 function* ruleStarts(rule: ParsedRule, shape: SeriesShape, budget: StepBudget, lastDay?: string): Generator<string, void> {
   const { base } = shape;
-  const until = untilWall(rule, base.zone);
-  const untilDay = until?.slice(0, 10);
+  const until = untilOf(rule, shape.zone);
   const startDay = dayOf(base.startLocal);
+  /** Whether a start is past UNTIL. Starts are days apart at one time of day, so their instants increase too: the first past it ends the rule. */
+  const pastUntil = (start: string): boolean => {
+    if (until === undefined) return false;
+    if (until.date || base.allDay) return start.slice(0, 10) > until.day;
+    if (until.wall !== undefined) return start > until.wall;
+    const at = instantOf(start, shape.zone);
+    return at !== null && until.instant !== undefined && at > until.instant;
+  };
   let made = 1;
   yield base.startLocal;
-  const stop = [lastDay, untilDay].filter((d): d is string => d !== undefined).sort()[0];
+  const stop = [lastDay, until?.lastDay].filter((d): d is string => d !== undefined).sort()[0];
   for (const n of ruleDays(rule.parts, startDay, { budget, lastDay: stop === undefined ? undefined : dayOf(stop) })) {
     if (n === startDay) continue;
     if (rule.count !== undefined && made >= rule.count) return;
     const start = `${dayText(n)} ${shape.timeOfDay}`;
-    if (until !== undefined && untilDay !== undefined && (base.allDay ? start.slice(0, 10) > untilDay : start > until)) return;
+    if (pastUntil(start)) return;
     made++;
     yield start;
   }
@@ -146,28 +220,58 @@ export function checkRepeats(recurrence: ParsedRecurrence, base: SeriesBase, bud
 
 /** The start an RDATE adds: a date alone starts at the series' time of day. */
 function rdateStart(d: RuleDate, shape: SeriesShape): string {
-  const w = wallOf(d, shape.base.zone);
+  const w = wallOf(d, shape.zone);
   return w.length === 10 ? `${w} ${shape.timeOfDay}` : shape.base.allDay ? `${w.slice(0, 10)} ${shape.timeOfDay}` : w;
 }
 
-/** Whether EXDATE removes a start: a date-time removes that start, a date (or any EXDATE of an all-day series) the whole day. */
-function exclusions(recurrence: ParsedRecurrence, base: SeriesBase): (start: string) => boolean {
-  const excluded = recurrence.exdates.map((d) => wallOf(d, base.zone));
-  const excludedDays = new Set(excluded.filter((w) => w.length === 10 || base.allDay).map((w) => w.slice(0, 10)));
-  const excludedTimes = new Set(excluded.filter((w) => w.length > 10));
-  return (start) => excludedTimes.has(start) || excludedDays.has(start.slice(0, 10));
+/**
+ * Whether EXDATE removes a start. A date removes the whole day (as does any
+ * EXDATE of an all-day series, on the event's wall clock); a floating
+ * date-time the start at that wall clock; a UTC or TZID date-time the start
+ * at that instant (§3.8.5.1: the same value type as DTSTART, compared as
+ * the instants both denote).
+ */
+function exclusions(recurrence: ParsedRecurrence, shape: SeriesShape): (start: string) => boolean {
+  const { base, zone } = shape;
+  const excludedDays = new Set<string>();
+  const excludedWalls = new Set<string>();
+  const excludedInstants = new Set<number>();
+  for (const d of recurrence.exdates) {
+    const at = instantOfDate(d);
+    if (d.time === undefined || base.allDay) excludedDays.add(wallOf(d, zone).slice(0, 10));
+    else if (at === null) excludedWalls.add(wallOf(d, zone));
+    else excludedInstants.add(at);
+  }
+  return (start) => {
+    if (excludedWalls.has(start) || excludedDays.has(start.slice(0, 10))) return true;
+    if (excludedInstants.size === 0) return false;
+    const at = startInstant(start, shape);
+    return at !== null && excludedInstants.has(at);
+  };
 }
+
+const REAL_YEAR = /^\d{4}-/;
 
 /** The occurrence a start makes, or null past year 9999 (a wall clock a rule makes is otherwise a real date). */
 function occurrenceAt(start: string, shape: SeriesShape): ExpandedOccurrence | null {
-  const { base } = shape;
-  // All-day: the same number of whole days. Timed: the same length on the wall clock, read as the API reads
-  // an event's wall clocks; a start moved out of a DST gap moves its end along.
-  const endOf = (from: string): string => (base.allDay ? `${wall(from).plus({ days: shape.days }).toFormat("yyyy-MM-dd")} 00:00:00` : wall(from).plus(shape.length).toFormat(SQL));
-  let times = eventTimes(start, endOf(start), base.zone, base.allDay);
-  if (times !== null && !base.allDay && times.start_local !== start) times = eventTimes(times.start_local, endOf(times.start_local), base.zone, false);
-  if (times === null) return null;
-  return { key: start, times: { start_local: times.start_local, end_local: times.end_local, start_utc: times.start_utc, end_utc: times.end_utc } };
+  const { base, zone } = shape;
+  if (!REAL_YEAR.test(start)) return null;
+  if (base.allDay) {
+    // The same number of whole days, as all-day events are stored.
+    const times = eventTimes(start, `${wall(start).plus({ days: shape.days }).toFormat("yyyy-MM-dd")} 00:00:00`, base.zone, true);
+    return times === null ? null : { key: start, times: pick(times) };
+  }
+  // §3.3.5 places the start; the end is the exact length later (§3.8.5.3), whatever the wall clock shows then.
+  const from = startInstant(start, shape);
+  if (from === null) return null;
+  const to = from + shape.length;
+  const endLocal = wallAt(to, zone);
+  if (!REAL_YEAR.test(endLocal)) return null;
+  return { key: start, times: { start_local: wallAt(from, zone), end_local: endLocal, start_utc: utcAt(from), end_utc: utcAt(to) } };
+}
+
+function pick(t: EventTimeFields): OccurrenceTimes {
+  return { start_local: t.start_local, end_local: t.end_local, start_utc: t.start_utc, end_utc: t.end_utc };
 }
 
 /**
@@ -177,8 +281,8 @@ function occurrenceAt(start: string, shape: SeriesShape): ExpandedOccurrence | n
  * use up `budget`.
  */
 export function expandSeries(recurrence: ParsedRecurrence, base: SeriesBase, horizon: string, budget: StepBudget = expansionBudget()): ExpandedOccurrence[] {
-  const shape = seriesShape(base);
-  const isExcluded = exclusions(recurrence, base);
+  const shape = seriesShape(base, recurrence);
+  const isExcluded = exclusions(recurrence, shape);
   const out: ExpandedOccurrence[] = [];
   for (const start of seriesStarts(recurrence, base, horizon, budget)) {
     if (isExcluded(start)) continue;
@@ -194,7 +298,7 @@ export function expandSeries(recurrence: ParsedRecurrence, base: SeriesBase, hor
  * RecurrenceError past MAX_OCCURRENCES or the budget.
  */
 export function seriesStarts(recurrence: ParsedRecurrence, base: SeriesBase, horizon: string, budget: StepBudget = expansionBudget()): string[] {
-  const shape = seriesShape(base);
+  const shape = seriesShape(base, recurrence);
   const starts = new Set<string>([base.startLocal]);
   const tooMany = (): never => {
     throw new TooManyOccurrences(`recurrence makes more than ${MAX_OCCURRENCES} occurrences up to ${horizon.slice(0, 10)}: give COUNT or UNTIL, or a less frequent rule.`);
@@ -278,8 +382,8 @@ export interface SeriesPreview {
  */
 export function previewSeries(recurrence: ParsedRecurrence, base: SeriesBase, opts: { count: number; afterUtc?: string; budget: StepBudget }): SeriesPreview {
   checkRepeats(recurrence, base, opts.budget);
-  const shape = seriesShape(base);
-  const isExcluded = exclusions(recurrence, base);
+  const shape = seriesShape(base, recurrence);
+  const isExcluded = exclusions(recurrence, shape);
   const after = opts.afterUtc ?? "";
   // A start whose wall clock is two days before `after`'s is before it in any zone: its times (the costly
   // part, a zone lookup each) are not computed.

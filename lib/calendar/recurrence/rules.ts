@@ -18,6 +18,18 @@ import { ruleParts, type RuleParts } from "./rrule";
 
 export { RecurrenceError };
 
+/**
+ * INTERVAL and COUNT: RFC 5545 §3.3.10 allows any positive integer. calpress
+ * takes any up to 2^31 - 1 (the largest a signed 32-bit integer holds, which
+ * other readers of the feed can take too): far past what a calendar up to
+ * year 9999 can use. Expansion stays bounded whatever the value: a stored
+ * series keeps at most MAX_OCCURRENCES up to its horizon, every expansion
+ * tests at most its StepBudget of days, and an INTERVAL that leaves no second
+ * occurrence before year 9999 is a rule that never repeats (refused).
+ */
+export const MAX_INTERVAL = 2_147_483_647;
+export const MAX_COUNT = 2_147_483_647;
+
 /** At most this many lines, and dates in all RDATE/EXDATE lines together. */
 export const MAX_RECURRENCE_LINES = 20;
 export const MAX_RECURRENCE_DATES = 1000;
@@ -67,10 +79,10 @@ const TOO_OFTEN = new Set(["SECONDLY", "MINUTELY", "HOURLY"]);
 const WEEKDAY = "(?:MO|TU|WE|TH|FR|SA|SU)";
 
 /** Each rule part: what its value must look like (a whole-value pattern, or a list of items with a range). */
-const PARTS: Readonly<Record<string, { list?: { min: number; max: number; signed: boolean }; pattern?: RegExp; describe: string }>> = {
+const PARTS: Readonly<Record<string, { list?: { min: number; max: number; signed: boolean }; pattern?: RegExp; max?: number; describe: string }>> = {
   FREQ: { describe: "DAILY, WEEKLY, MONTHLY or YEARLY" },
-  INTERVAL: { pattern: /^[1-9]\d{0,3}$/, describe: "a positive integer up to 9999" },
-  COUNT: { pattern: /^[1-9]\d{0,4}$/, describe: "a positive integer up to 99999" },
+  INTERVAL: { pattern: /^0*[1-9]\d{0,9}$/, max: MAX_INTERVAL, describe: `a positive integer up to ${MAX_INTERVAL}` },
+  COUNT: { pattern: /^0*[1-9]\d{0,9}$/, max: MAX_COUNT, describe: `a positive integer up to ${MAX_COUNT}` },
   UNTIL: { pattern: /^\d{8}(T\d{6}Z?)?$/, describe: "a date (YYYYMMDD) or date-time (YYYYMMDDTHHMMSS[Z])" },
   BYDAY: { pattern: new RegExp(`^[+-]?(?:[1-9]|[1-4]\\d|5[0-3])?${WEEKDAY}(?:,[+-]?(?:[1-9]|[1-4]\\d|5[0-3])?${WEEKDAY})*$`), describe: "weekdays (MO…SU), each with an optional ordinal (1TU, -1FR)" },
   BYMONTHDAY: { list: { min: 1, max: 31, signed: true }, describe: "days of the month, ±1 to ±31" },
@@ -131,7 +143,7 @@ function parseRule(value: string, index: number): ParsedRule {
     if (name === "FREQ") {
       if (TOO_OFTEN.has(v)) fail(index, `FREQ=${v} is not supported (calpress repeats events at most daily).`);
       if (!FREQUENCIES.has(v)) fail(index, `FREQ must be ${spec.describe}.`);
-    } else if ((spec.pattern && !spec.pattern.test(v)) || (spec.list && !listOk(v, spec.list))) {
+    } else if ((spec.pattern && !spec.pattern.test(v)) || (spec.list && !listOk(v, spec.list)) || (spec.max !== undefined && Number(v) > spec.max)) {
       fail(index, `${name} must be ${spec.describe}.`);
     }
     seen.set(name, v);

@@ -13,6 +13,10 @@
  */
 import { DateTime } from "luxon";
 import type { EngineApi } from "../../engine-api";
+import { wallClockToInstant } from "../../dates/strtotime";
+import { parseEventDate, type DateValue } from "../events/dates";
+import { eventTimes, luxonZone } from "../event-times";
+import { inGap, wallFields, zoneOf } from "./instants";
 import { POST_STATUSES, type LoadedPost } from "../../posts/types";
 import type { OccurrenceInput } from "../../posts/types";
 import { postTypeCaps } from "../../posts/registry";
@@ -46,14 +50,54 @@ export async function horizonDays(engine: EngineApi): Promise<number> {
   return Number.isInteger(days) && days > 0 ? Math.min(days, MAX_HORIZON_DAYS) : DEFAULT_HORIZON_DAYS;
 }
 
+/**
+ * The field that keeps a start written in a DST gap (`recurrence_start`):
+ * the event's own start_local is where the API placed it (02:30 in New
+ * York's spring-forward gap is stored 03:30, as PHP reads it), but a
+ * series repeats DTSTART as written (RFC 5545 §3.3.5: only the occurrence
+ * in the gap moves; the next week's is at 02:30 again).
+ */
+export const RECURRENCE_START_FIELD = "recurrence_start";
+
+/**
+ * The wall clock an event's start `value` was written with, when it falls
+ * in a DST gap of `zone` and the API moved it to `placed` (the instant the
+ * event write read it as); null otherwise (a start that exists as written,
+ * an all-day event, or a value the check cannot read back: relative words
+ * are read again in UTC, and only kept when that wall clock lands on the
+ * same instant).
+ */
+export function gapStartAsWritten(value: DateValue, zone: string, timezoneSent: boolean, now: DateTime, placed: DateTime): string | null {
+  const asWall = parseEventDate(value, "UTC", timezoneSent, now);
+  if (asWall === null) return null;
+  const written = asWall.toUTC().toFormat("yyyy-MM-dd HH:mm:ss");
+  const f = wallFields(written);
+  if (f === null || !inGap(written, zoneOf(zone))) return null;
+  return wallClockToInstant(f, luxonZone(zone)).toMillis() === placed.toMillis() ? written : null;
+}
+
+/**
+ * The series' start as its rules repeat it: the start written in a DST gap
+ * when the event keeps one that still names its stored start (same zone,
+ * same placed wall clock), else the stored start.
+ */
+export function seriesStartLocal(fields: LoadedPost["fields"], zone: string): string | undefined {
+  const stored = fields.start_local;
+  if (typeof stored !== "string") return undefined;
+  const written = fields[RECURRENCE_START_FIELD];
+  if (typeof written !== "string" || fields.all_day === true || !inGap(written, zoneOf(zone))) return stored;
+  return eventTimes(written, written, zone, false)?.start_local === stored ? written : stored;
+}
+
 /** The occurrences an event should have now (none for a single event). Throws RecurrenceError for a series past the bound. */
 export function seriesOccurrences(post: LoadedPost, now: Date, days: number, siteZone: string): OccurrenceInput[] {
   const lines = storedRecurrence(post);
   if (lines.length === 0) return [];
   const f = post.fields;
   const zone = typeof f.timezone === "string" && f.timezone !== "" ? f.timezone : siteZone;
-  if (typeof f.start_local !== "string" || typeof f.end_local !== "string") throw new RecurrenceError("a series needs a start and an end date.");
-  const base = { startLocal: f.start_local, endLocal: f.end_local, zone, allDay: f.all_day === true };
+  const startLocal = seriesStartLocal(f, zone);
+  if (startLocal === undefined || typeof f.end_local !== "string") throw new RecurrenceError("a series needs a start and an end date.");
+  const base = { startLocal, endLocal: f.end_local, zone, allDay: f.all_day === true };
   return occurrencesToStore(parseRecurrence(lines), base, now, days).map((o) => ({ key: o.key, ...o.times }));
 }
 
@@ -141,8 +185,10 @@ export function endsBefore(lines: string[], horizonDay: string, startLocal: stri
     parsed.rules.every((r) => {
       if (r.until !== undefined) return ruleDay(r.until) < horizonDay;
       const reach = r.count === undefined ? null : countReach(r.text, r.count);
-      // A day of margin for the zone between the wall clock and the UTC horizon.
-      return reach !== null && start.isValid && start.plus(reach).plus({ days: 1 }).toISODate()! < horizonDay;
+      // A day of margin for the zone between the wall clock and the UTC horizon. A reach past what luxon
+      // can represent (COUNT × INTERVAL up to 2^62) is past any horizon: no end date.
+      const end = reach === null || !start.isValid ? null : start.plus(reach).plus({ days: 1 });
+      return end !== null && end.isValid && end.toISODate()! < horizonDay;
     }) && parsed.rdates.every((d) => ruleDay(d) < horizonDay)
   );
 }

@@ -21,6 +21,7 @@ import { eventTimeFields } from "../event-times";
 import { previewSeries, type SeriesPreview } from "../recurrence/expand";
 import { StepBudget } from "../recurrence/rrule";
 import { parseRecurrence, RecurrenceError, type ParsedRecurrence } from "../recurrence/rules";
+import { gapStartAsWritten } from "../recurrence/series";
 
 /** At most this many occurrences per answer (`count`). */
 export const MAX_PREVIEW_COUNT = 50;
@@ -121,7 +122,9 @@ export function registerRecurrencePreviewRoute(host: CalendarHost): void {
       if (times.end_utc < times.start_utc) throw invalidParam("end_date", "The end date must not be before the start date.");
       const afterUtc = p.after === undefined ? undefined : dateOf(p.after, "after", zone, timezoneSent, now).toUTC().toFormat(SQL_FORMAT);
       const parsed: ParsedRecurrence = recurrenceOf(() => parseRecurrence(p.recurrence));
-      const base = { startLocal: times.start_local, endLocal: times.end_local, zone, allDay: times.all_day };
+      // The rules repeat the start as written, also in a DST gap (as a stored series: lib/calendar/recurrence/series.ts).
+      const written = times.all_day ? null : gapStartAsWritten(p.start_date, zone, timezoneSent, now, start);
+      const base = { startLocal: written ?? times.start_local, endLocal: times.end_local, zone, allDay: times.all_day };
       const preview: SeriesPreview = recurrenceOf(() => previewSeries(parsed, base, { count: p.count, afterUtc, budget: new StepBudget(MAX_PREVIEW_DAYS) }));
       return {
         occurrences: preview.occurrences.map(({ times: o }) => ({ start_date: o.start_local, end_date: o.end_local, utc_start_date: o.start_utc, utc_end_date: o.end_utc })),
