@@ -531,6 +531,7 @@ async function importCommand(argv: string[], io: CliIO): Promise<number> {
     for (const e of report.created) io.out(`  created ${e.id} ${e.title} (${e.uid})`);
     for (const e of report.updated) io.out(`  updated ${e.id} ${e.title} (${e.uid})`);
     for (const e of report.skipped) io.out(`  skipped ${e.title || "(untitled)"} (${e.uid ?? "no UID"}): ${e.reason}`);
+    for (const e of report.notes) io.out(`  note ${e.id} ${e.title} (${e.uid}): ${e.note}`);
   } finally {
     await site.close();
   }

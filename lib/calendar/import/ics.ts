@@ -145,8 +145,8 @@ class TimeReader {
   constructor(
     calendar: Component,
     private readonly zones: FileZones,
-    /** VTIMEZONEs of the file that could not be read, by TZID, with the reason. */
-    private readonly unreadableZones: ReadonlyMap<string, string> = new Map(),
+    /** VTIMEZONEs of the file that could not be read, by TZID, with the reason (those whose values cannot be read are added here). */
+    private readonly unreadableZones: Map<string, string> = new Map(),
   ) {
     const named = calendar.getFirstPropertyValue("x-wr-timezone");
     this.calendarZone = typeof named === "string" ? (ianaZoneOf(named) ?? "") : "";
@@ -154,7 +154,14 @@ class TimeReader {
       const tzid = vtimezone.getFirstPropertyValue("tzid");
       // A zone the TZID names is used as it is: its VTIMEZONE is never read. A Windows name's is: the file's rules decide.
       if (typeof tzid !== "string" || namedZone(tzid) !== null) continue;
-      zones.add(vtimezone, tzid);
+      try {
+        zones.add(vtimezone, tzid);
+      } catch (err) {
+        // A budget refuses the file; a value that cannot be read (an offset that is no offset) leaves the TZID unknown, its events skipped saying why.
+        if (err instanceof ImportBudgetError) throw err;
+        unreadableZones.set(tzid, reasonOf(err));
+        continue;
+      }
       const location = vtimezone.getFirstPropertyValue("x-lic-location");
       if (typeof location === "string") this.locations.set(tzid, location);
     }
@@ -424,8 +431,9 @@ function mapEvent(master: Component, overrides: Component[], reader: TimeReader,
     }
     // The end on the start's wall clock (DTEND may name another zone).
     const endWall = end.utc !== null && start.utc !== null ? end.utc.setZone(zone === "" ? "UTC" : zone).toFormat(SQL) : end.wall;
-    if (start.fileZone !== undefined && start.utc !== null && end.utc !== null) {
+    if (start.fileZone !== undefined && start.utc !== null && end.utc !== null && recurrence.length === 0) {
       // The file's rules fixed the instants (a repeated hour included): sent with their offsets, so no reading of a wall clock moves them.
+      // (A series is sent as wall clocks: its occurrences are made on the wall clock and placed by the engine's rules, RFC 5545 §3.3.5.)
       const exact = (d: DateTime): string => d.setZone(zone).toISO({ suppressMilliseconds: true }) ?? "";
       Object.assign(input, { start_date: exact(start.utc), end_date: exact(end.utc < start.utc ? start.utc : end.utc) });
     } else {
@@ -490,61 +498,117 @@ function rawProperty(lines: readonly string[], name: string): string | null {
   return null;
 }
 
+/** Components that stand only at the top of a calendar: one of them opening inside another means the other's END line is broken. */
+const TOP_LEVEL = /^BEGIN:(VEVENT|VTODO|VJOURNAL|VFREEBUSY|VTIMEZONE)\s*$/i;
+
+/** How many VEVENTs a file's text opens and closes, by its raw lines (ical.js reads a VEVENT with a broken BEGIN or END line as some other component). */
+function veventLines(lines: readonly string[]): { begins: number; ends: number } {
+  let begins = 0;
+  let ends = 0;
+  for (const l of lines) {
+    if (/^BEGIN:VEVENT\s*$/i.test(l)) begins++;
+    else if (/^END:VEVENT\s*$/i.test(l)) ends++;
+  }
+  return { begins, ends };
+}
+
 /**
  * The calendar of a file's text, and what of it cannot be read. A file
- * ical.js reads whole is read whole; otherwise (one bad line or value
- * refuses all of it) each component of the calendar is read on its own: a
- * VEVENT that cannot be read is reported with its reason, a VTIMEZONE that
- * cannot be read leaves its TZID unknown (its events are skipped saying
- * why), and the rest is imported. Only a file whose calendar itself cannot
- * be read is refused (IcsFormatError).
+ * ical.js reads whole, with as many VEVENTs as its lines open and close, is
+ * read whole; otherwise (one bad line or value refuses all of it, or a
+ * broken BEGIN/END line hides a VEVENT) each component of the calendar is
+ * read on its own: a VEVENT that cannot be read is reported with its
+ * reason, a VTIMEZONE that cannot be read leaves its TZID unknown (its
+ * events are skipped saying why), and the rest is imported. Only a file
+ * whose calendar itself cannot be read is refused (IcsFormatError).
  */
 export function readCalendar(text: string): { calendar: Component; unreadable: Unreadable[]; unreadableZones: Map<string, string> } {
+  // As ical.js reads lines: a line starting with a space or a tab continues the one before.
+  const lines = text.replace(/\r?\n[ \t]/g, "").split(/\r?\n/);
+  let whole: Component | null = null;
   try {
-    return { calendar: parseIcs(text), unreadable: [], unreadableZones: new Map() };
+    whole = parseIcs(text);
   } catch (err) {
     if (!(err instanceof IcsFormatError)) throw err;
-    // As ical.js reads lines: a line starting with a space or a tab continues the one before.
-    const lines = text.replace(/\r?\n[ \t]/g, "").split(/\r?\n/);
-    const begin = lines.findIndex((l) => /^BEGIN:VCALENDAR\s*$/i.test(l));
-    if (begin < 0) throw err;
-    const skeleton: string[] = [];
-    const blocks: string[][] = [];
-    let depth = 0;
-    for (const line of lines.slice(begin)) {
-      const opens = /^BEGIN:/i.test(line);
-      if (opens && ++depth === 2) blocks.push([]);
-      // The calendar's own lines, or a line of one of its components.
-      if (depth >= 2) (blocks[blocks.length - 1] as string[]).push(line);
-      else skeleton.push(line);
-      if (/^END:/i.test(line) && --depth === 0) break;
-    }
-    if (depth > 0) skeleton.push("END:VCALENDAR");
-    let calendar: Component;
-    try {
-      calendar = parseIcs(skeleton.filter((l) => l.trim() !== "").join("\r\n"));
-    } catch (inner) {
-      throw new IcsFormatError(`the calendar's own properties cannot be read: ${inner instanceof Error ? inner.message.replace(/^not an iCalendar file: /, "") : String(inner)}`);
-    }
-    const unreadable: Unreadable[] = [];
-    const unreadableZones = new Map<string, string>();
-    for (const block of blocks) {
-      const kind = /^BEGIN:(\S+)/i.exec(block[0] ?? "")?.[1]?.toUpperCase() ?? "";
-      try {
-        const wrapped = parseIcs(["BEGIN:VCALENDAR", ...block, "END:VCALENDAR"].join("\r\n"));
-        for (const child of wrapped.getAllSubcomponents()) calendar.addSubcomponent(child);
-      } catch (bad) {
-        const reason = bad instanceof Error ? bad.message.replace(/^not an iCalendar file: /, "") : String(bad);
-        if (kind === "VEVENT") {
-          unreadable.push({ uid: rawProperty(block, "UID"), title: sanitizeField("html", rawProperty(block, "SUMMARY") ?? "", false), reason: `the VEVENT cannot be read: ${reason}` });
-        } else if (kind === "VTIMEZONE") {
-          const tzid = rawProperty(block, "TZID");
-          if (tzid !== null) unreadableZones.set(tzid.replace(/^"|"$/g, ""), reason);
+    if (!lines.some((l) => /^BEGIN:VCALENDAR\s*$/i.test(l))) throw err;
+  }
+  const counted = veventLines(lines);
+  if (whole !== null && counted.begins === counted.ends && whole.getAllSubcomponents("vevent").length === counted.begins) {
+    return { calendar: whole, unreadable: [], unreadableZones: new Map() };
+  }
+  const begin = lines.findIndex((l) => /^BEGIN:VCALENDAR\s*$/i.test(l));
+  const skeleton: string[] = [];
+  const blocks: Array<{ lines: string[]; closed: boolean }> = [];
+  const unreadable: Unreadable[] = [];
+  const unreadableZones = new Map<string, string>();
+  /** Lines outside every component after the first one: the properties of a VEVENT whose BEGIN line is broken, if an END:VEVENT closes them. */
+  let orphans: string[] = [];
+  let block: { lines: string[]; closed: boolean; depth: number } | null = null;
+  const report = (raw: readonly string[], reason: string): void => {
+    unreadable.push({ uid: rawProperty(raw, "UID"), title: sanitizeField("html", rawProperty(raw, "SUMMARY") ?? "", false), reason: `the VEVENT cannot be read: ${reason}` });
+  };
+  for (const line of lines.slice(begin + 1)) {
+    if (block !== null) {
+      if (TOP_LEVEL.test(line) || /^END:VCALENDAR\s*$/i.test(line)) {
+        // A component cannot open here: the block's END line is missing or broken.
+        blocks.push({ lines: block.lines, closed: false });
+        block = null;
+      } else {
+        block.lines.push(line);
+        if (/^BEGIN:/i.test(line)) block.depth++;
+        else if (/^END:/i.test(line) && --block.depth === 0) {
+          blocks.push({ lines: block.lines, closed: true });
+          block = null;
         }
+        continue;
       }
     }
-    return { calendar, unreadable, unreadableZones };
+    if (/^END:VCALENDAR\s*$/i.test(line)) break;
+    if (/^BEGIN:/i.test(line)) {
+      block = { lines: [line], closed: false, depth: 1 };
+      orphans = [];
+    } else if (/^END:VEVENT\s*$/i.test(line)) {
+      report(orphans, "its BEGIN:VEVENT line is missing or broken");
+      orphans = [];
+    } else if (blocks.length === 0) {
+      skeleton.push(line);
+    } else {
+      orphans.push(line);
+    }
   }
+  if (block !== null) blocks.push({ lines: block.lines, closed: false });
+  let calendar: Component;
+  try {
+    calendar = parseIcs(["BEGIN:VCALENDAR", ...skeleton.filter((l) => l.trim() !== ""), "END:VCALENDAR"].join("\r\n"));
+  } catch (inner) {
+    throw new IcsFormatError(`the calendar's own properties cannot be read: ${inner instanceof Error ? inner.message.replace(/^not an iCalendar file: /, "") : String(inner)}`);
+  }
+  for (const { lines: raw, closed } of blocks) {
+    const first = raw[0] ?? "";
+    const last = raw[raw.length - 1] ?? "";
+    const isEvent = /^BEGIN:VEVENT\s*$/i.test(first) || (closed && /^END:VEVENT\s*$/i.test(last));
+    const isZone = /^BEGIN:VTIMEZONE\s*$/i.test(first);
+    if (!closed) {
+      if (isEvent) report(raw, "its END:VEVENT line is missing or broken");
+      else if (isZone) unreadableZones.set((rawProperty(raw, "TZID") ?? "").replace(/^"|"$/g, ""), "its END:VTIMEZONE line is missing or broken");
+      continue;
+    }
+    let children: Component[];
+    try {
+      children = parseIcs(["BEGIN:VCALENDAR", ...raw, "END:VCALENDAR"].join("\r\n")).getAllSubcomponents();
+    } catch (bad) {
+      const reason = bad instanceof Error ? bad.message.replace(/^not an iCalendar file: /, "") : String(bad);
+      if (isEvent) report(raw, reason);
+      else if (isZone) unreadableZones.set((rawProperty(raw, "TZID") ?? "").replace(/^"|"$/g, ""), reason);
+      continue;
+    }
+    if (isEvent && !children.some((c) => c.name === "vevent")) {
+      report(raw, "its BEGIN:VEVENT or END:VEVENT line is broken");
+      continue;
+    }
+    for (const child of children) calendar.addSubcomponent(child);
+  }
+  return { calendar, unreadable, unreadableZones };
 }
 
 /** What an earlier import made of a UID: the event, its stored hash and its status now. */
