@@ -14,6 +14,7 @@
  */
 import { expect } from "chai";
 import { expandSeries, MAX_OCCURRENCES, occurrencesToStore, type SeriesBase } from "../../lib/calendar/recurrence/expand";
+import { feedRecurrence } from "../../lib/calendar/recurrence/ical";
 import { MAX_COUNT, MAX_INTERVAL, parseRecurrence, RecurrenceError } from "../../lib/calendar/recurrence/rules";
 import { forEachDatabase } from "../support/databases";
 import { useSite } from "./events-support";
@@ -322,5 +323,30 @@ forEachDatabase("recurrence in a zone: the issue's classes through the API", (db
     expect((await t.request("DELETE", `/events/${occurrence.id}`, { as: "editor" })).status).to.equal(200);
     expect((await t.get(`/events/${dailyId}`)).body.recurrence).to.deep.equal(["RRULE:FREQ=DAILY;COUNT=3", "EXDATE:20270314T023000"]);
     expect((await listed("Gap daily")).map((r) => r[0])).to.deep.equal(["2027-03-13 02:30:00", "2027-03-15 02:30:00"]);
+  });
+});
+
+describe("recurrence in a zone: the feed's lines name the API's instants", () => {
+  it("keeps floating values as written, writes zoned ones as the event's wall clock with its TZID, or in UTC where that wall clock is another instant", () => {
+    const lines = [
+      "RRULE:FREQ=DAILY;UNTIL=20271108T063000Z",
+      "EXDATE:20270314T073000Z",
+      "EXDATE:20270315T023000",
+      "RDATE:20271107T063000Z",
+      "RDATE;TZID=Europe/Rome:20271108T150000",
+    ];
+    expect(feedRecurrence(lines, "2027-03-12 02:30:00", NEW_YORK, false, NEW_YORK).lines).to.deep.equal([
+      "RRULE:FREQ=DAILY;UNTIL=20271108T063000Z",
+      "RDATE;TZID=America/New_York:20271108T090000",
+      // 06:30Z on 7 November is the second 01:30 (EST): 01:30 with the TZID would be read as the first (05:30Z).
+      "RDATE:20271107T063000Z",
+      // 07:30Z is 03:30 EDT, the instant of the gap day's 02:30 occurrence; the floating 02:30 stays as written.
+      "EXDATE;TZID=America/New_York:20270314T033000,20270315T023000",
+    ]);
+    // A floating UNTIL in a repeated hour is its first instant, as the API compares it; in UTC without a VTIMEZONE.
+    expect(feedRecurrence(["RRULE:FREQ=DAILY;UNTIL=20271107T013000", "EXDATE:20270314T023000"], "2027-03-12 02:30:00", NEW_YORK, false, null).lines).to.deep.equal([
+      "RRULE:FREQ=DAILY;UNTIL=20271107T053000Z",
+      "EXDATE:20270314T073000Z",
+    ]);
   });
 });
