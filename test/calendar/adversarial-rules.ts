@@ -3,10 +3,10 @@
  * test/calendar/recurrence-adversarial.test.ts so that an expansion that
  * never returns is a failed test, not a frozen test run.
  *
- * Generates `--rules N` seeded random rule sets (every FREQ, INTERVAL up to
- * 9999, every BY part with extreme and contradictory values, COUNT/UNTIL,
- * starts from 1900 to 9990 in several zones, all-day or timed) plus rules
- * known to be sparse or empty, and puts each through every expansion an
+ * Generates `--rules N` seeded random rule sets (every FREQ, INTERVAL and
+ * COUNT up to 2^31 - 1, every BY part with extreme and contradictory values,
+ * UNTIL, starts from 1900 to 9990 in several zones, all-day or timed) plus
+ * rules known to be sparse or empty, and puts each through every expansion an
  * outside input reaches: the preview, the stored series (write, import and
  * the daily horizon job share it) and the iCal feed's lines. Prints one
  * JSON line: how many of each outcome, the most days one preview tested,
@@ -45,7 +45,7 @@ const ZONES = ["UTC", "Europe/Rome", "America/New_York", "Australia/Sydney", "As
 function randomRule(): string {
   const freq = pick(["DAILY", "WEEKLY", "MONTHLY", "YEARLY"]);
   const parts = [`FREQ=${freq}`];
-  if (random() < 0.6) parts.push(`INTERVAL=${pick([2, 3, 4, 7, 14, 28, 52, 365, 400, 1461, 4800, 9999, int(1, 9999)])}`);
+  if (random() < 0.6) parts.push(`INTERVAL=${pick([2, 3, 4, 7, 14, 28, 52, 365, 400, 1461, 4800, 9999, int(1, 9999), 146097, 1_000_000, 2_147_483_647, int(1, 2_147_483_647)])}`);
   if (random() < 0.4) parts.push(`BYMONTH=${list(1, 12, false)}`);
   if (random() < 0.4) parts.push(`BYMONTHDAY=${list(random() < 0.5 ? 28 : 1, 31, true)}`);
   if (random() < 0.5) {
@@ -57,7 +57,7 @@ function randomRule(): string {
   if (random() < 0.3) parts.push(`BYSETPOS=${list(1, random() < 0.5 ? 366 : 5, true)}`);
   if (random() < 0.2) parts.push(`WKST=${pick(DAYS)}`);
   const end = random();
-  if (end < 0.3) parts.push(`COUNT=${pick([1, 2, 10, 500, 5001, 99999, int(1, 99999)])}`);
+  if (end < 0.3) parts.push(`COUNT=${pick([1, 2, 10, 500, 5001, 99999, int(1, 99999), 1_000_000, 2_147_483_647, int(1, 2_147_483_647)])}`);
   else if (end < 0.5) parts.push(`UNTIL=${int(1900, 9999)}${String(int(1, 12)).padStart(2, "0")}${String(int(1, 28)).padStart(2, "0")}`);
   return `RRULE:${parts.join(";")}`;
 }
@@ -78,6 +78,11 @@ const KNOWN = [
   "RRULE:FREQ=YEARLY;BYYEARDAY=366;BYMONTH=1",
   "RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=53MO",
   "RRULE:FREQ=YEARLY;INTERVAL=400;BYMONTH=2;BYMONTHDAY=29;COUNT=99999",
+  // The limits (INTERVAL and COUNT up to 2^31 - 1, lib/calendar/recurrence/rules.ts).
+  "RRULE:FREQ=DAILY;INTERVAL=2147483647;COUNT=2147483647",
+  "RRULE:FREQ=MONTHLY;INTERVAL=2147483647;BYMONTHDAY=-1",
+  "RRULE:FREQ=WEEKLY;INTERVAL=146097;BYDAY=MO,TU",
+  "RRULE:FREQ=DAILY;BYMONTHDAY=-1;COUNT=2147483647",
 ];
 
 const now = new Date("2026-11-27T00:00:00Z");
