@@ -350,3 +350,16 @@ describe("recurrence in a zone: the feed's lines name the API's instants", () =>
     ]);
   });
 });
+
+describe("recurrence in a zone: the end of year 9999", () => {
+  it("ends a UTC UNTIL on the last day in any zone, and leaves out an occurrence whose UTC times pass year 9999", () => {
+    const lines = ["RRULE:FREQ=DAILY;UNTIL=99991231T235959Z"];
+    const END = "9999-12-31 23:59:59";
+    // East of Greenwich the UNTIL is already 10000-01-01 on the wall clock: every day to 31 December is kept.
+    expect(expand(lines, timed(ROME, "9999-12-25 10:00:00", "9999-12-25 11:00:00"), END).map((r) => r[0]).at(-1)).to.equal("9999-12-31 10:00:00");
+    // West of it, 31 December's 14:00 ends at 10000-01-01 00:00Z: left out, as a start past 9999 is.
+    expect(expand(lines, timed("Pacific/Honolulu", "9999-12-25 14:00:00", "9999-12-25 15:00:00"), END).map((r) => r[0]).at(-1)).to.equal("9999-12-30 14:00:00");
+    const allDay: SeriesBase = { startLocal: "9999-12-25 00:00:00", endLocal: "9999-12-25 23:59:59", zone: "Pacific/Honolulu", allDay: true };
+    expect(expand(lines, allDay, END).map((r) => r[0]).at(-1)).to.equal("9999-12-30 00:00:00");
+  });
+});

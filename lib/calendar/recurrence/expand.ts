@@ -112,13 +112,17 @@ interface Until {
   lastDay: string;
 }
 
+const LAST_WALL_DAY = "9999-12-31";
+
 function untilOf(rule: ParsedRule, zone: Zone): Until | undefined {
   const u = rule.until;
   if (u === undefined) return undefined;
   const at = instantOfDate(u);
   if (at !== null) {
-    const day = wallAt(at, zone).slice(0, 10);
-    return { instant: at, day, date: false, lastDay: dayText(dayOf(day) + 1) };
+    // Past 9999-12-31 on the event's wall clock (a UTC UNTIL on the last day, east of Greenwich): no day after it.
+    const w = wallAt(at, zone);
+    const day = /^\d{4}-/.test(w) ? w.slice(0, 10) : LAST_WALL_DAY;
+    return { instant: at, day, date: false, lastDay: day === LAST_WALL_DAY ? day : dayText(dayOf(day) + 1) };
   }
   const w = wallOf(u, zone);
   return w.length === 10 ? { day: w, date: true, lastDay: w } : { wall: w, day: w.slice(0, 10), date: false, lastDay: w.slice(0, 10) };
@@ -259,15 +263,18 @@ function occurrenceAt(start: string, shape: SeriesShape): ExpandedOccurrence | n
   if (base.allDay) {
     // The same number of whole days, as all-day events are stored.
     const times = eventTimes(start, `${wall(start).plus({ days: shape.days }).toFormat("yyyy-MM-dd")} 00:00:00`, base.zone, true);
-    return times === null ? null : { key: start, times: pick(times) };
+    return times === null ? null : withinYears(start, pick(times));
   }
   // §3.3.5 places the start; the end is the exact length later (§3.8.5.3), whatever the wall clock shows then.
   const from = startInstant(start, shape);
   if (from === null) return null;
   const to = from + shape.length;
-  const endLocal = wallAt(to, zone);
-  if (!REAL_YEAR.test(endLocal)) return null;
-  return { key: start, times: { start_local: wallAt(from, zone), end_local: endLocal, start_utc: utcAt(from), end_utc: utcAt(to) } };
+  return withinYears(start, { start_local: wallAt(from, zone), end_local: wallAt(to, zone), start_utc: utcAt(from), end_utc: utcAt(to) });
+}
+
+/** The occurrence, or null when a time of it is past year 9999 (the datetime columns end there). */
+function withinYears(key: string, times: OccurrenceTimes): ExpandedOccurrence | null {
+  return Object.values(times).every((t) => REAL_YEAR.test(t)) ? { key, times } : null;
 }
 
 function pick(t: EventTimeFields): OccurrenceTimes {
