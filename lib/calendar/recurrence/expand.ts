@@ -141,13 +141,15 @@ interface SeriesShape {
   /**
    * Starts whose instant is not the one §3.3.5 gives their wall clock: an
    * RDATE in UTC or with a TZID at the second pass of a repeated hour. Keyed
-   * by the start (its wall clock in the event's zone).
+   * by the start (its wall clock in the event's zone): an occurrence is keyed
+   * by its wall clock (its RECURRENCE-ID), so a rule's start at the same
+   * wall clock that day is the same occurrence, at the RDATE's instant.
    */
   pinned: Map<string, number>;
 }
 
 function seriesShape(base: SeriesBase, recurrence: ParsedRecurrence): SeriesShape {
-  // Real dates and an end not before the start, as events are checked.
+  // Real dates, as an event's are.
   const first = eventTimes(base.startLocal, base.endLocal, base.zone, base.allDay);
   if (first === null) throw new RecurrenceError("the series' start or end is not a real date.");
   const zone = zoneOf(base.zone);
