@@ -13,8 +13,9 @@ import { DateTime } from "luxon";
 import { plainText } from "../../format/plain-text";
 import type { Json, JsonObject } from "../records/context";
 import { str } from "../records/common";
-import { hasVtimezone, vtimezoneGenerator } from "./vtimezone";
+import { hasVtimezone, vtimezoneGenerator, type YearSpan } from "./vtimezone";
 import { feedRecurrence, type FeedRecurrence } from "../recurrence/ical";
+import { parseRecurrence, type ParsedRecurrence } from "../recurrence/rules";
 
 export const ICAL_CONTENT_TYPE = "text/calendar; charset=utf-8";
 
@@ -124,11 +125,29 @@ function recurrenceOf(record: JsonObject): FeedRecurrence | null {
   return feedRecurrence(lines, str(record.start_date), zone, allDay, !allDay && hasVtimezone(zone) ? zone : null);
 }
 
-/** The years an event's dates fall in, a series' up to its last, as spans (the VTIMEZONE observances must cover them). */
-function years(record: JsonObject): Array<readonly [number, number]> {
+/**
+ * The years an event's dates fall in, as spans (the VTIMEZONE observances
+ * must cover them): its own dates; a series' rules from its start to their
+ * UNTIL, or without end (Infinity) for a rule with COUNT or none, since a
+ * subscriber's app expands it as far as it looks; each RDATE and EXDATE its
+ * own year, so that a far one adds a year, not every year up to it. A year
+ * either side is added later (a date read in another offset, an UNTIL in UTC).
+ */
+function years(record: JsonObject): YearSpan[] {
   const [first, last] = [str(record.start_date), str(record.end_date)].map((date) => Number(date.slice(0, 4)));
-  const own: Array<readonly [number, number]> = Number.isInteger(first) && first > 0 && Number.isInteger(last) && last >= first ? [[first, last]] : [];
-  return [...own, ...(recurrenceOf(record)?.spans ?? [])];
+  const own: YearSpan[] = Number.isInteger(first) && first > 0 && Number.isInteger(last) && last >= first ? [[first, last]] : [];
+  const lines = Array.isArray(record.recurrence) ? record.recurrence.filter((l): l is string => typeof l === "string") : [];
+  if (lines.length === 0 || own.length === 0) return own;
+  let parsed: ParsedRecurrence;
+  try {
+    parsed = parseRecurrence(lines);
+  } catch {
+    // Stored lines were valid when written; should one no longer parse, the feed still covers the event's own years.
+    return own;
+  }
+  const rules: YearSpan[] = parsed.rules.map((rule) => [first as number, rule.until === undefined ? Infinity : Math.max(first as number, rule.until.year)]);
+  const dates: YearSpan[] = [...parsed.rdates, ...parsed.exdates].map((d) => [d.year, d.year]);
+  return [...own, ...rules, ...dates];
 }
 
 /** The iCalendar text of a page of event records, in the list's order. */
