@@ -13,7 +13,8 @@
  * `GET /recurrence-preview`, and the DST ones through a stored series' list.
  */
 import { expect } from "chai";
-import { expandSeries, MAX_OCCURRENCES, occurrencesToStore, type SeriesBase } from "../../lib/calendar/recurrence/expand";
+import { expandSeries, MAX_OCCURRENCES, occurrencesToStore, previewSeries, type SeriesBase } from "../../lib/calendar/recurrence/expand";
+import { StepBudget } from "../../lib/calendar/recurrence/rrule";
 import { feedRecurrence } from "../../lib/calendar/recurrence/ical";
 import { MAX_COUNT, MAX_INTERVAL, parseRecurrence, RecurrenceError } from "../../lib/calendar/recurrence/rules";
 import { forEachDatabase } from "../support/databases";
@@ -152,6 +153,25 @@ describe("recurrence in a zone: RFC 5545 §3.3.5, §3.8.5.3, instants", () => {
       ["2027-11-07 01:30:00", "2027-11-07 02:30:00", "2027-11-07 06:30:00", "2027-11-07 07:30:00"],
       ["2027-11-08 09:00:00", "2027-11-08 10:00:00", "2027-11-08 14:00:00", "2027-11-08 15:00:00"],
     ]);
+  });
+
+  it("keeps one occurrence per instant (§3.8.5.3: duplicate instances are ignored), the rule's over an RDATE's", () => {
+    // The rule's 10 March 02:00 is in the gap (03:00 EDT, 07:00Z); the RDATE names the same instant.
+    const ny = timed(NEW_YORK, "2030-03-09 02:00:00", "2030-03-09 02:30:00");
+    const lines = ["RRULE:FREQ=DAILY;COUNT=2", "RDATE:20300310T070000Z"];
+    const got = expandSeries(parseRecurrence(lines), ny, FAR).map((o) => [o.key, o.times.start_local, o.times.start_utc]);
+    expect(got).to.deep.equal([
+      ["2030-03-09 02:00:00", "2030-03-09 02:00:00", "2030-03-09 07:00:00"],
+      ["2030-03-10 02:00:00", "2030-03-10 03:00:00", "2030-03-10 07:00:00"],
+    ]);
+    const preview = previewSeries(parseRecurrence(lines), ny, { count: 10, budget: new StepBudget(100_000) });
+    expect(preview.occurrences.map((o) => o.key)).to.deep.equal(["2030-03-09 02:00:00", "2030-03-10 02:00:00"]);
+    expect(preview.total).to.equal(2);
+    // Two RDATEs at one instant (a floating wall clock in the gap and its UTC instant): one.
+    const rome = timed(ROME, "2028-03-19 23:45:00", "2028-03-20 00:45:00");
+    const twice = ["RRULE:FREQ=MONTHLY;COUNT=2", "RDATE:20280326T020000", "RDATE:20280326T010000Z"];
+    expect(expandSeries(parseRecurrence(twice), rome, FAR).map((o) => o.times.start_utc)).to.deep.equal(["2028-03-19 22:45:00", "2028-03-26 01:00:00", "2028-04-19 21:45:00"]);
+    expect(previewSeries(parseRecurrence(twice), rome, { count: 10, budget: new StepBudget(100_000) }).total).to.equal(3);
   });
 
   it("takes INTERVAL and COUNT up to 2^31 - 1, refuses more, and stays bounded", () => {

@@ -293,7 +293,7 @@ export function expandSeries(recurrence: ParsedRecurrence, base: SeriesBase, hor
   const shape = seriesShape(base, recurrence);
   const isExcluded = exclusions(recurrence, shape);
   const out: ExpandedOccurrence[] = [];
-  for (const start of seriesStarts(recurrence, base, horizon, budget)) {
+  for (const start of startsOf(recurrence, shape, horizon, budget)) {
     if (isExcluded(start)) continue;
     const occurrence = occurrenceAt(start, shape);
     if (occurrence !== null) out.push(occurrence);
@@ -303,12 +303,15 @@ export function expandSeries(recurrence: ParsedRecurrence, base: SeriesBase, hor
 
 /**
  * The wall clocks the rules and RDATEs make (EXDATEs not yet removed) at or
- * before `horizon`, sorted, each once: the series' own start first. Throws
- * RecurrenceError past MAX_OCCURRENCES or the budget.
+ * before `horizon`, sorted, each once (one per instant): the series' own
+ * start first. Throws RecurrenceError past MAX_OCCURRENCES or the budget.
  */
 export function seriesStarts(recurrence: ParsedRecurrence, base: SeriesBase, horizon: string, budget: StepBudget = expansionBudget()): string[] {
-  const shape = seriesShape(base, recurrence);
-  const starts = new Set<string>([base.startLocal]);
+  return startsOf(recurrence, seriesShape(base, recurrence), horizon, budget);
+}
+
+function startsOf(recurrence: ParsedRecurrence, shape: SeriesShape, horizon: string, budget: StepBudget): string[] {
+  const starts = new Set<string>([shape.base.startLocal]);
   const tooMany = (): never => {
     throw new TooManyOccurrences(`recurrence makes more than ${MAX_OCCURRENCES} occurrences up to ${horizon.slice(0, 10)}: give COUNT or UNTIL, or a less frequent rule.`);
   };
@@ -319,12 +322,52 @@ export function seriesStarts(recurrence: ParsedRecurrence, base: SeriesBase, hor
       if (starts.size > MAX_OCCURRENCES) tooMany();
     }
   }
+  const rdateOnly = new Set<string>();
   for (const d of recurrence.rdates) {
     const text = rdateStart(d, shape);
-    if (text <= horizon) starts.add(text);
+    if (text > horizon || starts.has(text)) continue;
+    rdateOnly.add(text);
   }
-  if (starts.size > MAX_OCCURRENCES) tooMany();
-  return [...starts].sort();
+  for (const text of rdateOnly) starts.add(text);
+  const duplicates = duplicateStarts(starts, rdateOnly, shape);
+  if (starts.size - duplicates.size > MAX_OCCURRENCES) tooMany();
+  return [...starts].filter((s) => !duplicates.has(s)).sort();
+}
+
+/**
+ * The starts to leave out because another start has the same instant
+ * (§3.8.5.3: duplicate instances are ignored). Two wall clocks are one
+ * instant only when one is in a DST gap (02:00 placed at 03:00) or an
+ * RDATE is pinned, and a rule makes one start a day at one time of day, so
+ * only an RDATE's start can meet another: only the starts within a day of
+ * an RDATE-made one (`rdateOnly`, made by no rule) are placed. Of starts
+ * at one instant the rules' (the series' own start included) is kept, its
+ * key (RECURRENCE-ID) the rule's wall clock; among RDATEs' the first.
+ */
+function duplicateStarts(starts: Iterable<string>, rdateOnly: ReadonlySet<string>, shape: SeriesShape): Set<string> {
+  const dropped = new Set<string>();
+  if (rdateOnly.size === 0 || shape.base.allDay) return dropped;
+  const days = new Set<string>();
+  for (const key of rdateOnly) {
+    const n = dayOf(key);
+    for (const d of [n - 1, n, n + 1]) days.add(dayText(d));
+  }
+  const byInstant = new Map<number, string[]>();
+  for (const key of starts) {
+    if (!days.has(key.slice(0, 10))) continue;
+    const at = startInstant(key, shape);
+    if (at === null) continue;
+    const group = byInstant.get(at);
+    if (group === undefined) byInstant.set(at, [key]);
+    else group.push(key);
+  }
+  for (const group of byInstant.values()) {
+    if (group.length < 2) continue;
+    group.sort();
+    const kept = group.find((k) => !rdateOnly.has(k)) ?? group[0];
+    for (const k of group) if (k !== kept) dropped.add(k);
+  }
+  return dropped;
 }
 
 /** More occurrences than a series may store. */
@@ -410,12 +453,15 @@ export function previewSeries(recurrence: ParsedRecurrence, base: SeriesBase, op
     return true;
   };
   consider(base.startLocal);
-  // As for a rule: only the first `count` kept RDATEs can be among the first `count`; the others are only counted.
-  let keptDates = 0;
-  for (const start of [...new Set(recurrence.rdates.map((d) => rdateStart(d, shape)))].sort()) {
-    if (keptDates < opts.count) keptDates += consider(start) ? 1 : 0;
-    else if (!isExcluded(start)) seen.add(start);
-  }
+  // Every RDATE (at most MAX_RECURRENCE_DATES): one may turn out to repeat a rule's instant and be left out.
+  const rdateKeys = new Set(recurrence.rdates.map((d) => rdateStart(d, shape)));
+  for (const start of [...rdateKeys].sort()) consider(start);
+  /** RDATE starts a rule makes too (the rule's, then). */
+  const ruleMade = new Set<string>([base.startLocal]);
+  const fromRule = (start: string): string => {
+    if (rdateKeys.has(start)) ruleMade.add(start);
+    return start;
+  };
 
   let outOfBudget = false;
   /** The next start of `it`, or null when the rule or the budget has ended. */
@@ -423,7 +469,7 @@ export function previewSeries(recurrence: ParsedRecurrence, base: SeriesBase, op
     if (it.done || outOfBudget) return null;
     try {
       const next = it.starts.next();
-      if (next.done !== true) return next.value;
+      if (next.done !== true) return fromRule(next.value);
       it.done = true;
     } catch (err) {
       if (!(err instanceof ExpansionBudgetError)) throw err;
@@ -447,6 +493,12 @@ export function previewSeries(recurrence: ParsedRecurrence, base: SeriesBase, op
     }
   }
   const complete = bounded && iterators.every((it) => it.done);
+  // One occurrence per instant, as `expandSeries` keeps (a rule's start met later than its RDATE twin is still known here).
+  const duplicates = duplicateStarts(seen, new Set([...rdateKeys].filter((k) => !ruleMade.has(k))), shape);
+  for (const key of duplicates) {
+    found.delete(key);
+    seen.delete(key);
+  }
   const occurrences = [...found.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).slice(0, opts.count);
   return { occurrences, bounded, total: complete ? countable(seen) : null };
 }
