@@ -13,6 +13,7 @@
  * `GET /recurrence-preview`, and the DST ones through a stored series' list.
  */
 import { expect } from "chai";
+import { DateTime } from "luxon";
 import { expandSeries, MAX_OCCURRENCES, occurrencesToStore, previewSeries, type SeriesBase } from "../../lib/calendar/recurrence/expand";
 import { StepBudget } from "../../lib/calendar/recurrence/rrule";
 import { feedRecurrence } from "../../lib/calendar/recurrence/ical";
@@ -368,6 +369,32 @@ describe("recurrence in a zone: the feed's lines name the API's instants", () =>
       "RRULE:FREQ=DAILY;UNTIL=20271107T053000Z",
       "EXDATE:20270314T073000Z",
     ]);
+  });
+});
+
+describe("recurrence in a zone: what an occurrence stores is one pair of instants", () => {
+  it("stores each local time as its UTC time's wall clock, every occurrence as long as the first, across every DST change of four years", () => {
+    const zones = [ROME, SYDNEY, NEW_YORK, "America/Sao_Paulo", "Pacific/Chatham", "Europe/London", "Asia/Kolkata", "Australia/Lord_Howe"];
+    for (const zone of zones) {
+      for (const [start, end] of [
+        ["2020-01-01 02:30:00", "2020-01-01 03:15:00"],
+        ["2020-01-01 01:45:00", "2020-01-01 02:45:00"],
+        ["2020-01-01 23:30:00", "2020-01-02 02:30:00"],
+      ]) {
+        const rows = expandSeries(parseRecurrence(["RRULE:FREQ=DAILY;UNTIL=20240101"]), timed(zone, start, end), FAR);
+        expect(rows.length, zone).to.be.within(1461, 1462);
+        const ms = (utc: string): number => Date.parse(`${utc.replace(" ", "T")}Z`);
+        const length = ms(rows[0].times.end_utc) - ms(rows[0].times.start_utc);
+        for (const { key, times } of rows) {
+          expect(DateTime.fromMillis(ms(times.start_utc), { zone }).toFormat("yyyy-MM-dd HH:mm:ss"), `${zone} ${key}`).to.equal(times.start_local);
+          expect(DateTime.fromMillis(ms(times.end_utc), { zone }).toFormat("yyyy-MM-dd HH:mm:ss"), `${zone} ${key}`).to.equal(times.end_local);
+          expect(ms(times.end_utc) - ms(times.start_utc), `${zone} ${key}`).to.equal(length);
+          // The start is the key's wall clock, or (in a gap) later by at most the gap (Lord Howe's is 30 minutes).
+          const moved = DateTime.fromSQL(times.start_local, { zone: "UTC" }).diff(DateTime.fromSQL(key, { zone: "UTC" }), "minutes").minutes;
+          expect(moved === 0 || moved === 30 || moved === 60, `${zone} ${key}`).to.equal(true);
+        }
+      }
+    }
   });
 });
 
