@@ -332,6 +332,7 @@ forEachDatabase("recurrence in a zone: the issue's classes through the API", (db
       const res = await preview(event.recurrence, event.start_date, { timezone: event.timezone, end_date: event.end_date });
       expect(res.body.occurrences.map((o: { start_date: string; end_date: string; utc_start_date: string; utc_end_date: string }) => [o.start_date, o.end_date, o.utc_start_date, o.utc_end_date])).to.deep.equal(stored);
     }
+    expect((await t.site.engine.posts.get(gapId))?.fields.recurrence_start).to.equal("2027-03-14 02:30:00");
     // An edit that leaves the start alone keeps the series' 02:30; a new start that exists drops it.
     expect((await t.post(`/events/${gapId}`, { as: "editor", json: { title: "New York gap, renamed" } })).status).to.equal(200);
     expect((await listed("New York gap"))[1][0]).to.equal("2027-03-21 02:30:00");
@@ -344,6 +345,14 @@ forEachDatabase("recurrence in a zone: the issue's classes through the API", (db
     expect((await t.request("DELETE", `/events/${occurrence.id}`, { as: "editor" })).status).to.equal(200);
     expect((await t.get(`/events/${dailyId}`)).body.recurrence).to.deep.equal(["RRULE:FREQ=DAILY;COUNT=3", "EXDATE:20270314T023000"]);
     expect((await listed("Gap daily")).map((r) => r[0])).to.deep.equal(["2027-03-13 02:30:00", "2027-03-15 02:30:00"]);
+    // An occurrence detached from a series started in a gap is a single event, which keeps no start as written.
+    const detachId = await make("Detach gap", gap);
+    expect((await t.site.engine.posts.get(detachId))?.fields.recurrence_start).to.equal("2027-03-14 02:30:00");
+    const first = (await t.get("/events", { query: { search: "Detach gap", start_date: "2027-03-14", end_date: "2027-03-14" } })).body.events[0];
+    const detached = await t.post(`/events/${first.id}`, { as: "editor", json: { title: "Detach gap, first time" } });
+    expect(detached.status, JSON.stringify(detached.body)).to.equal(200);
+    expect(detached.body.start_date).to.equal("2027-03-14 03:30:00");
+    expect((await t.site.engine.posts.get(detached.body.id))?.fields.recurrence_start).to.equal(null);
   });
 });
 

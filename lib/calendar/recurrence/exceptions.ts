@@ -73,7 +73,8 @@ export async function detachOccurrence(tx: EngineApi, occurrence: LoadedPost, us
       dateUtc: occurrence.dateUtc,
       language: occurrence.language,
       // The key is the instance's start on the series' wall clock, so its UTC is the instance's start_utc.
-      fields: { ...occurrence.fields, recurrence: null, recurrence_id: instance.key, recurrence_id_utc: instance.start_utc },
+      // A single event now: the series' start as written in a DST gap (recurrence_start) is not its start.
+      fields: { ...occurrence.fields, recurrence: null, recurrence_start: null, recurrence_id: instance.key, recurrence_id_utc: instance.start_utc },
       terms: occurrence.termIds ?? {},
       links: occurrence.links ?? {},
     },
