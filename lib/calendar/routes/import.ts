@@ -75,6 +75,7 @@ export function registerImportRoute(host: CalendarHost): void {
             created: { type: "array", items: { type: "object" } },
             updated: { type: "array", items: { type: "object" } },
             skipped: { type: "array", items: { type: "object" } },
+            notes: { type: "array", items: { type: "object" }, description: "Events imported with a remark (a zone only the file defines, matched at their own times only)." },
           },
         },
       },
