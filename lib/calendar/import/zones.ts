@@ -205,14 +205,8 @@ export class FileZones {
   offsetAt(tzid: string, utc: number): number {
     const transitions = this.zones.get(tzid) ?? [];
     if (transitions.length === 0) return 0;
-    let lo = 0;
-    let hi = transitions.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((transitions[mid] as Transition).at <= utc) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo === 0 ? (transitions[0] as Transition).from : (transitions[lo - 1] as Transition).to;
+    const n = upTo(transitions, utc);
+    return n === 0 ? (transitions[0] as Transition).from : (transitions[n - 1] as Transition).to;
   }
 
   /** The instants (Unix seconds) in [from, to) at which a file's zone changes its offset (an observance that keeps the offset is no change). */
@@ -230,27 +224,24 @@ export class FileZones {
     const transitions = this.zones.get(tzid) ?? [];
     const wall = wallSeconds(year, month, day, hour, minute, second);
     if (transitions.length === 0) return wall;
-    // How many transitions are at or before `utc` (binary search: a zone may have thousands).
-    const upTo = (utc: number): number => {
-      let lo = 0;
-      let hi = transitions.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if ((transitions[mid] as Transition).at <= utc) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
-    };
-    // The offset in force at `utc`; before the first transition, the offset it changes from.
-    const offsetAt = (utc: number): number => {
-      const n = upTo(utc);
-      return n === 0 ? (transitions[0] as Transition).from : (transitions[n - 1] as Transition).to;
-    };
+    const offsetAt = (utc: number): number => this.offsetAt(tzid, utc);
     // Offsets never reach a day: the transitions within two days of the wall clock are all that can matter.
-    const near = transitions.slice(upTo(wall - 2 * DAY_SECONDS - 1), upTo(wall + 2 * DAY_SECONDS));
+    const near = transitions.slice(upTo(transitions, wall - 2 * DAY_SECONDS - 1), upTo(transitions, wall + 2 * DAY_SECONDS));
     const candidates = [...new Set([offsetAt(wall - 2 * DAY_SECONDS), ...near.map((t) => t.to)])].sort((a, b) => b - a);
     for (const offset of candidates) if (offsetAt(wall - offset) === offset) return wall - offset;
     const gap = near.find((t) => t.to > t.from && wall >= t.at + t.from && wall < t.at + t.to);
     return wall - (gap?.from ?? offsetAt(wall));
   }
+}
+
+/** How many of the (sorted) transitions are at or before `utc`: a binary search, as a zone may have thousands. */
+function upTo(transitions: readonly Transition[], utc: number): number {
+  let lo = 0;
+  let hi = transitions.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((transitions[mid] as Transition).at <= utc) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
