@@ -104,43 +104,78 @@ export interface FeedOccurrence {
 
 const sqlUtc = (unix: number): string => new Date(unix * 1000).toISOString().replace("T", " ").slice(0, 19);
 
+/** A feed's VTIMEZONEs, read to the end of `untilYear`, by TZID. */
+function zonesOf(calendar: Component, untilYear: number): Map<string, ZoneReader> {
+  return new Map(calendar.getAllSubcomponents("vtimezone").map((z) => [String(z.getFirstPropertyValue("tzid")), readVtimezone(z, untilYear)]));
+}
+
+const tzidOf = (prop: Property): string | null => {
+  const tzid = prop.getParameter("tzid");
+  return typeof tzid === "string" ? tzid : null;
+};
+
 /**
- * The occurrences of the series with UID `uid` in a feed, first to last,
- * those starting before `until` (a Unix time), at most `max`: its DTSTART,
- * RRULE instances, RDATEs, less EXDATEs, each replaced by the VEVENT of the
- * same UID whose RECURRENCE-ID names it.
+ * A value's key: for a timed value its instant (Unix seconds): UTC as
+ * written, a TZID's (or else `defaultZone`'s) wall clock through its
+ * VTIMEZONE; for an all-day series, its date's midnight as if in UTC.
  */
-export function feedOccurrences(text: string, uid: string, until: number, max = 10_000): FeedOccurrence[] {
-  const calendar = new ICAL.Component(ICAL.parse(text));
+function keyOf(value: Time, tzid: string | null, defaultZone: string | null, zones: Map<string, ZoneReader>, allDay: boolean): number {
+  if (allDay || value.zone?.tzid === "UTC") return wallSeconds(value);
+  const name = tzid ?? defaultZone;
+  if (name === null) throw new Error("a floating time in a feed");
+  const zone = zones.get(name);
+  if (zone === undefined) throw new Error(`no VTIMEZONE for ${name}`);
+  return zone.instantOf(wallSeconds(value));
+}
+
+/**
+ * The occurrences of the series with UID `uid` in a feed (one text, or the
+ * pages of one: a changed occurrence may be on another page than its
+ * series, each read with its own page's VTIMEZONEs), first to last, those
+ * starting before `until` (a Unix time), at most `max`: its DTSTART, RRULE
+ * instances and RDATEs, less EXDATEs, each replaced by the VEVENT of the
+ * same UID whose RECURRENCE-ID names it. Without the series in the feed,
+ * its changed occurrences there.
+ */
+export function feedOccurrences(texts: string | readonly string[], uid: string, until: number, max = 10_000): FeedOccurrence[] {
   const untilYear = new Date(until * 1000).getUTCFullYear() + 1;
-  const zones = new Map(calendar.getAllSubcomponents("vtimezone").map((z) => [String(z.getFirstPropertyValue("tzid")), readVtimezone(z, untilYear)]));
-  const events = calendar.getAllSubcomponents("vevent").filter((v) => String(v.getFirstPropertyValue("uid")) === uid);
-  const master = events.find((v) => !v.hasProperty("recurrence-id"));
-  if (master === undefined) throw new Error(`no series ${uid} in the feed`);
-  const startProp = master.getFirstProperty("dtstart") as Property;
+  const pages = (typeof texts === "string" ? [texts] : texts).map((text) => {
+    const calendar = new ICAL.Component(ICAL.parse(text));
+    return { zones: zonesOf(calendar, untilYear), events: calendar.getAllSubcomponents("vevent").filter((v) => String(v.getFirstPropertyValue("uid")) === uid) };
+  });
+  const masterPage = pages.find((p) => p.events.some((v) => !v.hasProperty("recurrence-id")));
+  const master = masterPage?.events.find((v) => !v.hasProperty("recurrence-id"));
+  const detached = pages.flatMap((p) => p.events.filter((v) => v.hasProperty("recurrence-id")).map((v) => ({ v, zones: p.zones })));
+  if (masterPage === undefined || master === undefined) {
+    if (detached.length === 0) throw new Error(`no event ${uid} in the feed`);
+  }
+  const startProp = (master ?? detached[0]?.v)?.getFirstProperty("dtstart") as Property;
   const start = startProp.getFirstValue() as Time;
   const allDay = start.isDate;
-  const tzidOf = (prop: Property): string | null => {
-    const tzid = prop.getParameter("tzid");
-    return typeof tzid === "string" ? tzid : null;
-  };
   const startZone = tzidOf(startProp);
-  /** A value's instant: UTC as written, a TZID's wall clock through its VTIMEZONE; a wall clock without either in DTSTART's zone. */
-  const instant = (value: Time, tzid: string | null): number => {
-    if (value.zone?.tzid === "UTC") return wallSeconds(value);
-    const name = tzid ?? startZone;
-    if (name === null) throw new Error("a floating time in a feed");
-    const zone = zones.get(name);
-    if (zone === undefined) throw new Error(`no VTIMEZONE for ${name}`);
-    return zone.instantOf(wallSeconds(value));
+  const length = (event: Component, zones: Map<string, ZoneReader>, at: number): number => {
+    const endProp = event.getFirstProperty("dtend");
+    const durationProp = event.getFirstProperty("duration");
+    if (endProp !== null) return keyOf(endProp.getFirstValue() as Time, tzidOf(endProp), startZone, zones, allDay) - at;
+    if (durationProp !== null) return (durationProp.getFirstValue() as InstanceType<typeof ICAL.Duration>).toSeconds();
+    return allDay ? 86_400 : 0;
   };
-  // All-day series are compared as days (seconds of the date's midnight as if in UTC), timed ones as instants.
-  const key = (value: Time, tzid: string | null): number => (allDay ? wallSeconds(value) : instant(value, tzid));
+  const show = (at: number, to: number): FeedOccurrence => (allDay ? { start: sqlUtc(at).slice(0, 10), end: sqlUtc(to).slice(0, 10) } : { start: sqlUtc(at), end: sqlUtc(to) });
+  // Changed occurrences by the key of the occurrence they replace, each read with its own page's zones.
+  const replaced = new Map<number, FeedOccurrence>();
+  for (const { v, zones } of detached) {
+    const idProp = v.getFirstProperty("recurrence-id") as Property;
+    const ownStart = v.getFirstProperty("dtstart") as Property;
+    const at = keyOf(ownStart.getFirstValue() as Time, tzidOf(ownStart), startZone, zones, allDay);
+    replaced.set(keyOf(idProp.getFirstValue() as Time, tzidOf(idProp), startZone, zones, allDay), show(at, at + length(v, zones, at)));
+  }
+  if (masterPage === undefined || master === undefined) return [...replaced.values()].sort((a, b) => a.start.localeCompare(b.start));
+  const zones = masterPage.zones;
+  const key = (value: Time, tzid: string | null): number => keyOf(value, tzid, startZone, zones, allDay);
   const first = key(start, startZone);
-  const endProp = master.getFirstProperty("dtend");
-  const durationProp = master.getFirstProperty("duration");
-  const length =
-    endProp !== null ? key(endProp.getFirstValue() as Time, tzidOf(endProp)) - first : durationProp !== null ? (durationProp.getFirstValue() as InstanceType<typeof ICAL.Duration>).toSeconds() : allDay ? 86_400 : 0;
+  const duration = length(master, zones, first);
+  // A DTSTART in UTC makes the rule's instances UTC times (§3.3.10: they take DTSTART's form).
+  const startUtc = start.zone?.tzid === "UTC";
   const starts = new Set<number>([first]);
   const floating = (t: Time): Time => ICAL.Time.fromData({ year: t.year, month: t.month, day: t.day, hour: t.hour, minute: t.minute, second: t.second, isDate: t.isDate });
   for (const prop of master.getAllProperties("rrule")) {
@@ -153,28 +188,17 @@ export function feedOccurrences(text: string, uid: string, until: number, max = 
     const iterator = rule.iterator(floating(start));
     let n = 0;
     for (let next = iterator.next(); next; next = iterator.next()) {
-      const at = key(next, startZone);
+      const at = startUtc ? wallSeconds(next) : key(next, startZone);
       if (at > last || at >= until || ++n > max) break;
       starts.add(at);
     }
   }
   for (const prop of master.getAllProperties("rdate")) for (const value of prop.getValues() as Time[]) starts.add(key(value, tzidOf(prop)));
   for (const prop of master.getAllProperties("exdate")) for (const value of prop.getValues() as Time[]) starts.delete(key(value, tzidOf(prop)));
-  const replaced = new Map<number, FeedOccurrence>();
-  for (const detached of events.filter((v) => v !== master)) {
-    const idProp = detached.getFirstProperty("recurrence-id") as Property;
-    const ownStart = detached.getFirstProperty("dtstart") as Property;
-    const ownEnd = detached.getFirstProperty("dtend");
-    const at = key(ownStart.getFirstValue() as Time, tzidOf(ownStart));
-    const to = ownEnd === null ? at + length : key(ownEnd.getFirstValue() as Time, tzidOf(ownEnd));
-    replaced.set(key(idProp.getFirstValue() as Time, tzidOf(idProp)), show(at, to));
-  }
-  function show(at: number, to: number): FeedOccurrence {
-    return allDay ? { start: sqlUtc(at).slice(0, 10), end: sqlUtc(to).slice(0, 10) } : { start: sqlUtc(at), end: sqlUtc(to) };
-  }
   return [...starts]
     .filter((at) => at < until)
     .sort((a, b) => a - b)
     .slice(0, max)
-    .map((at) => replaced.get(at) ?? show(at, at + length));
+    .map((at) => replaced.get(at) ?? show(at, at + duration))
+    .sort((a, b) => a.start.localeCompare(b.start));
 }
