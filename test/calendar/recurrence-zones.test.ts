@@ -333,6 +333,8 @@ forEachDatabase("recurrence in a zone: the issue's classes through the API", (db
       expect(res.body.occurrences.map((o: { start_date: string; end_date: string; utc_start_date: string; utc_end_date: string }) => [o.start_date, o.end_date, o.utc_start_date, o.utc_end_date])).to.deep.equal(stored);
     }
     expect((await t.site.engine.posts.get(gapId))?.fields.recurrence_start).to.equal("2027-03-14 02:30:00");
+    // Its JSON-LD schedule says the time its rules repeat.
+    expect((await t.get(`/events/${gapId}`)).body.json_ld.eventSchedule).to.deep.include({ startDate: "2027-03-14", startTime: "02:30:00", scheduleTimezone: NEW_YORK });
     // An edit that leaves the start alone keeps the series' 02:30; a new start that exists drops it.
     expect((await t.post(`/events/${gapId}`, { as: "editor", json: { title: "New York gap, renamed" } })).status).to.equal(200);
     expect((await listed("New York gap"))[1][0]).to.equal("2027-03-21 02:30:00");
@@ -345,6 +347,10 @@ forEachDatabase("recurrence in a zone: the issue's classes through the API", (db
     expect((await t.request("DELETE", `/events/${occurrence.id}`, { as: "editor" })).status).to.equal(200);
     expect((await t.get(`/events/${dailyId}`)).body.recurrence).to.deep.equal(["RRULE:FREQ=DAILY;COUNT=3", "EXDATE:20270314T023000"]);
     expect((await listed("Gap daily")).map((r) => r[0])).to.deep.equal(["2027-03-13 02:30:00", "2027-03-15 02:30:00"]);
+    // A schedule's excepted dates and end are the series' own days: 03:30Z on 16 March is the 15th in New York.
+    const evening = await make("Evening", { timezone: NEW_YORK, start_date: "2027-03-12 23:30:00", end_date: "2027-03-13 00:30:00", recurrence: ["RRULE:FREQ=DAILY;UNTIL=20270318T033000Z", "EXDATE:20270316T033000Z"] });
+    expect((await listed("Evening")).map((r) => r[0])).to.deep.equal(["2027-03-12 23:30:00", "2027-03-13 23:30:00", "2027-03-14 23:30:00", "2027-03-16 23:30:00", "2027-03-17 23:30:00"]);
+    expect((await t.get(`/events/${evening}`)).body.json_ld.eventSchedule).to.deep.include({ endDate: "2027-03-17", exceptDate: ["2027-03-15"] });
     // An occurrence detached from a series started in a gap is a single event, which keeps no start as written.
     const detachId = await make("Detach gap", gap);
     expect((await t.site.engine.posts.get(detachId))?.fields.recurrence_start).to.equal("2027-03-14 02:30:00");

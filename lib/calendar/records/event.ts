@@ -13,7 +13,7 @@ import { embeddedRecord } from "./embedded";
 import { hasContentAccess, isPublicPage } from "./access";
 import { maskProtected } from "./mask";
 import { postUrl } from "./urls";
-import { storedRecurrence } from "../recurrence/series";
+import { seriesStartLocal, storedRecurrence } from "../recurrence/series";
 import { listedId } from "../../posts/occurrence-ids";
 import { eventSchedules } from "../recurrence/json-ld";
 
@@ -152,7 +152,9 @@ function eventJsonLd(post: LoadedPost, record: JsonObject, zone: string): JsonOb
   // calpress addition (issue 22): a series says how it repeats (an occurrence is one dated Event).
   const recurrence = post.occurrence === undefined ? storedRecurrence(post) : [];
   if (recurrence.length > 0) {
-    const schedules = eventSchedules(recurrence, str(record.start_date), str(record.end_date), zone, record.all_day === true);
+    // The start its rules repeat: as written, also in a DST gap (the record's start_date is where that day's occurrence moved).
+    const start = seriesStartLocal(post.fields, zone) ?? str(record.start_date);
+    const schedules = eventSchedules(recurrence, start, str(record.end_date), zone, record.all_day === true);
     ld.eventSchedule = schedules.length === 1 ? schedules[0] : schedules;
   }
   ld.performer = "Organization";

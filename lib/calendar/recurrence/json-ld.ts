@@ -8,7 +8,8 @@
  * Event entries for the exact dates.
  */
 import type { JsonObject } from "../records/context";
-import { parseRecurrence, ruleDay } from "./rules";
+import { parseRecurrence, ruleDay, type RuleDate } from "./rules";
+import { instantOfFields, wallAt, zoneOf } from "./instants";
 
 const FREQ_UNIT: Readonly<Record<string, string>> = { DAILY: "D", WEEKLY: "W", MONTHLY: "M", YEARLY: "Y" };
 const DAYS: Readonly<Record<string, string>> = {
@@ -25,10 +26,22 @@ function part(rule: string, name: string): string | undefined {
   return new RegExp(`(?:^|;)${name}=([^;]*)`).exec(rule)?.[1];
 }
 
-/** The schedules of a series' stored lines; `start`/`end`: its own wall clocks; `zone`: its time zone. */
+/**
+ * A value's day in the series' zone: a UTC or TZID date-time is an instant
+ * (RFC 5545 §3.8.5.1), whose day there may differ from the one written
+ * (`EXDATE:20270315T033000Z` is 14 March in New York); dates and floating
+ * values are the series' own days.
+ */
+function zoneDay(d: RuleDate, zone: string): string {
+  if (d.time === undefined || d.zone === undefined) return ruleDay(d);
+  const at = instantOfFields({ year: d.year, month: d.month, day: d.day, ...d.time }, zoneOf(d.zone === "utc" ? "UTC" : d.zone));
+  return wallAt(at, zoneOf(zone)).slice(0, 10);
+}
+
+/** The schedules of a series' stored lines; `start`/`end`: its own wall clocks (the start its rules repeat); `zone`: its time zone. */
 export function eventSchedules(lines: readonly string[], start: string, end: string, zone: string, allDay: boolean): JsonObject[] {
   const parsed = parseRecurrence([...lines]);
-  const exceptDate = parsed.exdates.map(ruleDay);
+  const exceptDate = [...new Set(parsed.exdates.map((d) => zoneDay(d, zone)))];
   return parsed.rules.map((rule) => {
     const schedule: JsonObject = {
       "@type": "Schedule",
@@ -50,7 +63,7 @@ export function eventSchedules(lines: readonly string[], start: string, end: str
     const months = part(rule.text, "BYMONTH");
     if (months !== undefined) schedule.byMonth = months.split(",").map(Number);
     if (rule.count !== undefined) schedule.repeatCount = rule.count;
-    if (rule.until !== undefined) schedule.endDate = ruleDay(rule.until);
+    if (rule.until !== undefined) schedule.endDate = zoneDay(rule.until, zone);
     if (exceptDate.length > 0) schedule.exceptDate = exceptDate;
     return schedule;
   });
