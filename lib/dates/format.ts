@@ -13,7 +13,8 @@ export function toMysql(dt: DateTime): string {
   return dt.toFormat(MYSQL);
 }
 
-interface WallClock {
+/** A wall clock's fields. */
+export interface WallClock {
   year: number;
   month: number;
   day: number;

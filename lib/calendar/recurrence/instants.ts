@@ -23,20 +23,14 @@
  */
 import { DateTime, Info, type Zone } from "luxon";
 import { luxonZone } from "../event-times";
+import type { WallClock } from "../../dates/format";
 
 const SQL = "yyyy-MM-dd HH:mm:ss";
 const WALL = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
 const DAY_MS = 86_400_000;
 
 /** A wall clock's fields. */
-export interface WallFields {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-}
+export type WallFields = WallClock;
 
 /** The luxon zone of a stored zone label (IANA name, `UTC`, WordPress `UTC+N`). */
 export function zoneOf(label: string): Zone {
