@@ -58,8 +58,12 @@ export interface OccurrencesApi {
   list(postId: number): Promise<Occurrence[]>;
   /** Instances by their row ids (not their shown ids), those that exist. */
   getMany(rowIds: readonly number[]): Promise<Map<number, Occurrence>>;
-  /** Makes these the post's instances: rows of keys that stay keep their ids. */
-  replace(postId: number, instances: readonly OccurrenceInput[]): Promise<void>;
+  /**
+   * Makes these the post's instances: rows of keys that stay keep their ids. A post with instances repeats; one
+   * given none repeats only with `repeats: true` (a series whose every instance is cancelled or detached): it is
+   * then listed nowhere as itself by lists of instances (PostQuery.occurrences), though read by id as ever.
+   */
+  replace(postId: number, instances: readonly OccurrenceInput[], opts?: { repeats?: boolean }): Promise<void>;
   /** How many instances the posts of `author` have, those of `exceptPostId` left out (for a per-author bound). */
   countByAuthor(author: number, exceptPostId: number): Promise<number>;
 }

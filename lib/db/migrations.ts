@@ -81,6 +81,9 @@ const steps: Step[] = [
       t.integer("translation_group").nullable();
       // WordPress keeps the pre-trash status in `_wp_trash_meta_status`.
       t.string("previous_status", 20).nullable();
+      // Whether the post repeats (lib/posts/occurrences.ts): kept apart from its instance rows, which a
+      // repeating post may have none of (every one cancelled or detached) and is then listed nowhere as itself.
+      t.boolean("repeats").notNullable().defaultTo(false);
       t.unique(["type", "language", "slug_lock"], { indexName: tables.name("posts_slug_unique") });
       t.index(["type", "status", "date_local"], tables.name("posts_type_status_date"));
       t.index(["type", "slug"], tables.name("posts_type_slug"));
@@ -248,6 +251,28 @@ export function coreTables(tables: Tables): string[] {
   return steps.map((step) => tables.name(TABLE_BASES[step.table]));
 }
 
+/**
+ * `posts.repeats` for a database made before it: the column is added
+ * (false), then set for every post that has instance rows, which is what
+ * "repeats" meant until then. The UPDATE runs whenever the column is found
+ * missing, also by a second process that lost the race to add it: it only
+ * ever sets what the rows already say.
+ */
+async function addRepeatsColumn(knex: Knex, tables: Tables): Promise<void> {
+  const table = tables.unqualified(tables.posts);
+  if (await schemaOf(knex, tables).hasColumn(table, "repeats")) return;
+  try {
+    await schemaOf(knex, tables).alterTable(table, (t) => {
+      t.boolean("repeats").notNullable().defaultTo(false);
+    });
+  } catch (err) {
+    if (!(await schemaOf(knex, tables).hasColumn(table, "repeats"))) throw err;
+  }
+  await knex(tables.posts)
+    .whereIn("id", knex(tables.occurrences).distinct("post_id"))
+    .update({ repeats: true });
+}
+
 /** Creates what is missing of the core schema; true when it created all of it (a new database). */
 export async function migrateCore(knex: Knex, tables: Tables): Promise<boolean> {
   let created = 0;
@@ -255,6 +280,7 @@ export async function migrateCore(knex: Knex, tables: Tables): Promise<boolean> 
     if (await createTableIfMissing(knex, tables, tables.name(TABLE_BASES[step.table]), (t) => step.create(t, knex, tables))) created += 1;
   }
   for (const index of laterIndexes) await createIndexIfMissing(knex, tables, tables[index.table], tables.name(index.name), index.columns);
+  await addRepeatsColumn(knex, tables);
   await knex(tables.changeCounter).insert({ id: 1, seq: 0, pruned_through: 0 }).onConflict("id").ignore();
   return created === steps.length;
 }

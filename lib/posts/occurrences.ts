@@ -52,6 +52,11 @@ export async function getManyAt(
   return out;
 }
 
+/** A boolean column as the driver gives it (SQLite and MariaDB: 0/1, PostgreSQL: a boolean). */
+function isTrue(raw: unknown): boolean {
+  return raw === true || raw === 1 || raw === "1" || raw === "t";
+}
+
 type Row = { id: number | string; post_id: number | string; occurrence_key: string; start_local: string; end_local: string; start_utc: string; end_utc: string };
 
 function fromRow(r: Row): Occurrence {
@@ -96,12 +101,15 @@ export class Occurrences implements OccurrencesApi {
     return Number(row?.n ?? 0);
   }
 
-  replace(postId: number, instances: readonly OccurrenceInput[]): Promise<void> {
-    return this.e.write((tx) => new Occurrences(tx).replaceIn(postId, instances));
+  replace(postId: number, instances: readonly OccurrenceInput[], opts: { repeats?: boolean } = {}): Promise<void> {
+    return this.e.write((tx) => new Occurrences(tx).replaceIn(postId, instances, opts));
   }
 
-  /** @internal `replace` on a transaction: rows of keys that go are deleted, new keys inserted, changed times updated. */
-  async replaceIn(postId: number, instances: readonly OccurrenceInput[]): Promise<void> {
+  /**
+   * @internal `replace` on a transaction: rows of keys that go are deleted, new keys inserted, changed times updated,
+   * and the post's `repeats` set: true with instances, else `opts.repeats` (default false: no instances, no repetition).
+   */
+  async replaceIn(postId: number, instances: readonly OccurrenceInput[], opts: { repeats?: boolean } = {}): Promise<void> {
     const table = this.e.tables.occurrences;
     const k = this.e.knex;
     const current = new Map(((await k(table).where({ post_id: postId })) as Row[]).map((r) => [r.occurrence_key, fromRow(r)]));
@@ -127,15 +135,23 @@ export class Occurrences implements OccurrencesApi {
       }
     }
     for (let i = 0; i < added.length; i += 50) await k(table).insert(added.slice(i, i + 50));
-    if (added.length > 0) await this.markRepeating(postId);
+    // A post with instances repeats; one without may still (every instance cancelled or detached), as the caller says.
+    const repeats = wanted.size > 0 || opts.repeats === true;
+    const row = (await k(this.e.tables.posts).where({ id: postId }).first("type", "repeats")) as { type: string; repeats: unknown } | undefined;
+    const flagged = row !== undefined && isTrue(row.repeats);
+    if (row !== undefined && flagged !== repeats) await k(this.e.tables.posts).where({ id: postId }).update({ repeats });
+    // A post flagged before was named then (or, from before the flag, when its first row came).
+    if (row !== undefined && repeats && (added.length > 0 || !flagged)) await this.markRepeating(row.type);
     // The instances are listed as the post: a list shows them changed although the post's row may not be.
-    if (gone.length + added.length + moved > 0) this.e.noteChanged("post", [postId]);
+    if (gone.length + added.length + moved > 0 || (row !== undefined && flagged !== repeats)) this.e.noteChanged("post", [postId]);
   }
 
-  /** Names the post's type in `REPEATING_TYPES_OPTION` if it is not there yet (in the write's transaction). */
-  private async markRepeating(postId: number): Promise<void> {
+  /**
+   * Names the type in `REPEATING_TYPES_OPTION` if it is not there yet (in the write's transaction): also for a
+   * post that repeats with no instance, which instance lists must then leave out (lib/posts/query.ts `instanceRows`).
+   */
+  private async markRepeating(type: string): Promise<void> {
     const types = await repeatingTypes(this.e.options);
-    const row = (await this.e.knex(this.e.tables.posts).where({ id: postId }).first("type")) as { type: string } | undefined;
-    if (row !== undefined && !types.includes(row.type)) await this.e.options.set(REPEATING_TYPES_OPTION, JSON.stringify([...types, row.type]));
+    if (!types.includes(type)) await this.e.options.set(REPEATING_TYPES_OPTION, JSON.stringify([...types, type]));
   }
 }

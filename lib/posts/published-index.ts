@@ -422,7 +422,7 @@ class Slots {
 
 export class PublishedIndex {
   private slots: Slots;
-  /** The listed ids of the instances of each published post that repeats. */
+  /** The listed ids of the instances of each published post that repeats (an empty list for one that has none). */
   private instancesOf = new Map<number, number[]>();
   /** Sorted views (slots), by order signature; kept in step with `slots`. */
   private orders = new Map<string, Order>();
@@ -638,7 +638,8 @@ export class PublishedIndex {
       .select("p.id", "p.language", "p.author", "p.parent", "p.date_local", k.raw("case when p.password = '' then 0 else 1 end as protected"));
     if (this.keepsWords) q.select("p.title", "p.excerpt", "p.content");
     if (this.type.config.occurrenceFields !== undefined) {
-      q.select(k.raw("case when exists (select 1 from ?? as o where o.post_id = p.id) then 1 else 0 end as repeats", [this.tables.occurrences]));
+      // Whether it repeats is the post's own flag: a post that repeats may have no instance left (Occurrences.replace).
+      q.select("p.repeats");
     }
     if (this.type.fieldsTable !== null && this.heldFields.length > 0) {
       q.leftJoin(`${this.type.fieldsTable} as f`, "f.post_id", "p.id");
@@ -672,7 +673,7 @@ export class PublishedIndex {
       if (Number.isNaN(date)) this.irregular = true;
       const id = Number(r.id);
       const text = !this.keepsWords ? null : [String(r.title ?? ""), String(r.excerpt ?? ""), String(r.content ?? "")];
-      byId.set(id, { id, language: String(r.language ?? ""), author: Number(r.author), parent: Number(r.parent), date, protected: Number(r.protected) === 1, values, text, terms: [], links: [], post: id, kind: Number(r.repeats ?? 0) === 1 ? SERIES : PLAIN });
+      byId.set(id, { id, language: String(r.language ?? ""), author: Number(r.author), parent: Number(r.parent), date, protected: Number(r.protected) === 1, values, text, terms: [], links: [], post: id, kind: held("boolean", r.repeats) === 1 ? SERIES : PLAIN });
     }
     for (const t of terms) byId.get(Number(t.object_id))?.terms.push(Number(t.term_id));
     for (const l of links) {
@@ -731,6 +732,8 @@ export class PublishedIndex {
       for (const e of await this.read({ from: lo, to: Math.min(max, lo + LOAD_SLICE - 1) })) {
         const slot = slots.put(e, this.languageNumber(e.language));
         if (e.text !== null) words?.set(slot, e.text);
+        // A post that repeats has its list even with no instance: its own slot is then in no list of instances.
+        if (e.kind === SERIES) listOf(instancesOf, e.post);
         if (e.kind === INSTANCE) listOf(instancesOf, e.post).push(e.id);
       }
     }
@@ -751,6 +754,7 @@ export class PublishedIndex {
       this.instancesOf.delete(post);
     }
     for (const e of found) {
+      if (e.kind === SERIES) listOf(this.instancesOf, e.post);
       if (e.kind !== INSTANCE) continue;
       ids.add(e.id);
       listOf(this.instancesOf, e.post).push(e.id);

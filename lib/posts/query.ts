@@ -347,6 +347,7 @@ export class PostQueries {
     const instances = single !== null && single.fieldsTable !== null && instanceFields !== undefined;
     if (instances && single?.fieldsTable && instanceFields !== undefined) {
       qb.leftJoin(this.instanceRows(single, single.fieldsTable, instanceFields).as("f"), "f.post_id", "p.id");
+      listedAsInstances(qb, "f", "p");
       joined = true;
     }
     // Typed fields are columns of the single queried type's own table, joined only when used.
@@ -450,9 +451,10 @@ export class PostQueries {
     const occurrences = this.e.tables.occurrences;
     const fields = Object.keys(type.fields);
     const timeOf = new Map(Object.entries(names).map(([time, field]) => [field, time]));
+    // A post that repeats is listed only as its instances, also when it has none (posts.repeats, kept by Occurrences.replace).
     const single = k(`${fieldsTable} as fs`)
       .select("fs.post_id", ...fields.map((f) => `fs.${f}`), k.raw("?? as ??", ["fs.post_id", "list_id"]))
-      .whereNotExists(k(`${occurrences} as os`).select(k.raw("1")).where("os.post_id", k.ref("fs.post_id")));
+      .whereNotExists(k(`${this.e.tables.posts} as ps`).select(k.raw("1")).where("ps.id", k.ref("fs.post_id")).where("ps.repeats", true));
     const repeated = k(`${fieldsTable} as fr`)
       .join(`${occurrences} as o`, "o.post_id", "fr.post_id")
       .select(
@@ -698,6 +700,7 @@ export class PostQueries {
       const byInstances = await this.instanceFields({ type: by.type, occurrences: by.occurrences });
       if (byInstances !== undefined && byType.fieldsTable) {
         sub.leftJoin(this.instanceRows(byType, byType.fieldsTable, byInstances).as("lf"), "lf.post_id", "lp.id");
+        listedAsInstances(sub, "lf", "lp");
         joined = true;
       }
       const byField: FieldColumn = (name) => {
@@ -819,4 +822,13 @@ export class PostQueries {
     else if (!hasId) qb.orderBy(lastTyped && built.nonNull.size > 0 ? "f.post_id" : "p.id", lastDir);
     return indexOrder;
   }
+}
+
+/**
+ * A list of instances left-joins `instanceRows` as `f`: a post without a
+ * row there is listed under its own id, unless it repeats, when it has no
+ * instance to list (every one cancelled or detached) and is not listed.
+ */
+function listedAsInstances(qb: Knex.QueryBuilder, f: string, p: string): void {
+  qb.where((w) => w.whereNotNull(`${f}.post_id`).orWhere(`${p}.repeats`, false));
 }

@@ -162,8 +162,8 @@ async function load(engine: EngineApi, order: Named[]): Promise<Loaded> {
   // Bounded by the page: at most one read per series named in it.
   for (const post of posts.values()) {
     if (post.type !== EVENT || storedRecurrence(post).length === 0) continue;
-    const list = await engine.occurrences.list(post.id);
-    if (list.length > 0) instances.set(post.id, list);
+    // Also none: a series whose every occurrence is cancelled or detached is listed as nothing in its place.
+    instances.set(post.id, await engine.occurrences.list(post.id));
   }
   return { posts, terms, instances };
 }

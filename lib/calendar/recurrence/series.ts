@@ -110,14 +110,16 @@ export function seriesOccurrences(post: LoadedPost, now: Date, days: number, sit
  */
 export async function syncSeries(engine: EngineApi, post: LoadedPost, before: "new" | "single" | "series", now: Date, opts: { authorBound?: boolean } = {}): Promise<void> {
   if (post.type !== EVENT) return;
+  // A series repeats whatever it has left: one whose every occurrence is cancelled or detached is listed nowhere as itself.
+  const repeats = storedRecurrence(post).length > 0;
   const instances = seriesOccurrences(post, now, await horizonDays(engine), await engine.options.timezone());
-  if (instances.length === 0 && before !== "series") return;
+  if (!repeats && before !== "series") return;
   // A detached occurrence (lib/calendar/recurrence/exceptions.ts) is an event of its own: the rules no longer make it.
   // A single event may have been a series before, with some detached.
   const detached = instances.length === 0 || before === "new" ? new Set<string>() : await detachedKeys(engine, post.id);
   const kept = instances.filter((i) => !detached.has(i.key));
   if (opts.authorBound !== false) await checkAuthorBound(engine, post, kept.length);
-  await engine.occurrences.replace(post.id, kept);
+  await engine.occurrences.replace(post.id, kept, { repeats });
 }
 
 /** The site option bounding the occurrences of each author's series, for authors who may not edit others' events. */

@@ -40,7 +40,7 @@ export function registerChangesRoute(host: CalendarHost): void {
       occurrences: {
         type: "array",
         items: { type: "object" },
-        description: "A series' occurrences, as its list shows them in its place (present only for an event with stored occurrences).",
+        description: "A series' occurrences, as its list shows them in its place (present only for a series: empty when every occurrence is cancelled or detached).",
       },
     },
   };
