@@ -26,7 +26,11 @@ forEachDatabase("calendar: published index", (db) => {
   before(async function () {
     this.timeout(120_000);
     database = await db.create();
-    indexed = await startTestSite({ fixture: "demo", timezone: "UTC", target: database.target, siteUrl: SITE_URL, responseCache: false, records: false, secret: SECRET });
+    // MariaDB/MySQL keeps no index whatever the content (its one test says so): the demo, whose
+    // load takes seconds on a server, the second site and the lists are for the comparisons only.
+    const fixture = db.name === "mysql" ? "minimal" : "demo";
+    indexed = await startTestSite({ fixture, timezone: "UTC", target: database.target, siteUrl: SITE_URL, responseCache: false, records: false, secret: SECRET });
+    if (db.name === "mysql") return;
     plain = await startTestSite({ timezone: "UTC", target: database.target, siteUrl: SITE_URL, responseCache: false, records: false, publishedIndex: false, secret: SECRET });
     // A database just loaded has no planner statistics until autovacuum gets to it: PostgreSQL
     // then plans the SQL lists badly (~45 ms each here, 7 s a round of the ~180 lists compared).
@@ -49,6 +53,7 @@ forEachDatabase("calendar: published index", (db) => {
   let queries: string[] = [];
   before(async function () {
     this.timeout(60_000);
+    if (db.name === "mysql") return;
     const t = sites().indexed;
     const categories = (await t.get("/categories", { query: { per_page: 50 } })).body.categories as Array<{ id: number; slug: string; parent: number }>;
     const tags = (await t.get("/tags", { query: { per_page: 50 } })).body.tags as Array<{ id: number; slug: string }>;
@@ -135,7 +140,7 @@ forEachDatabase("calendar: published index", (db) => {
 
   it("is off on MariaDB/MySQL (no revision token, and no tag changes in commit order)", function () {
     if (db.name !== "mysql") this.skip();
-    expect(sites().indexed.site.engine.publishedIndex("event")).to.equal(null);
+    expect(indexed?.site.engine.publishedIndex("event")).to.equal(null);
   });
 
   describe("where tags are kept", function () {
