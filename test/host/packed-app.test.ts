@@ -231,6 +231,44 @@ function stopApp(app: App | undefined): Promise<void> {
   });
 }
 
+/**
+ * Runs the jobs given to it at most `n` at a time, in the order given. The
+ * scratch apps' installs and type-checks are independent, and each spends
+ * much of its time waiting on the disk or a child: two at once take about
+ * the time of one on a 2-core machine.
+ */
+function lanes(n: number): <T>(job: () => Promise<T>) => Promise<T> {
+  let free = n;
+  const queue: Array<() => void> = [];
+  return async <T>(job: () => Promise<T>): Promise<T> => {
+    if (free > 0) free -= 1;
+    else await new Promise<void>((resolve) => queue.push(resolve));
+    try {
+      return await job();
+    } finally {
+      const next = queue.shift();
+      if (next) next();
+      else free += 1;
+    }
+  };
+}
+
+/** A job started now and awaited later: its failure is reported where it is awaited, not as an unhandled rejection meanwhile. */
+function started<T>(job: Promise<T>): Promise<T> {
+  job.catch(() => undefined);
+  return job;
+}
+
+/** Type-checks the scratch app in `dir` with its own TypeScript; the output says why when it fails. */
+async function typecheckIn(dir: string): Promise<{ ok: boolean; output: string }> {
+  try {
+    const r = await run(process.execPath, [path.join(dir, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: dir, env: cleanEnv() });
+    return { ok: true, output: r.stdout };
+  } catch (err) {
+    return { ok: false, output: String((err as { stdout?: string }).stdout ?? err) };
+  }
+}
+
 /** The host's own table and rows, as they are before calpress ever runs. */
 async function createHostUsers(k: Knex): Promise<void> {
   await k.schema.createTable(HOST_USERS, (t) => {
@@ -264,6 +302,15 @@ describe("host: a scratch app built from the README with the packed tarball", fu
   const servers = testTargets().filter((t) => t.name !== "sqlite");
   let tarball: string;
   const dirs: string[] = [];
+  /**
+   * The scratch apps, each installed (and type-checked) once the tarball is
+   * made, two at a time; each group's `before` awaits its own, so the later
+   * apps install while the earlier ones' tests run.
+   */
+  const queue = lanes(2);
+  let sqliteApp: Promise<string>;
+  let pluginApp: Promise<{ dir: string; compiled: { ok: boolean; output: string }; commands: string[][] }>;
+  const expressApps = new Map<number, Promise<{ dir: string; typecheck: { ok: boolean; output: string } }>>();
 
   before(async function () {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "calpress-pack-"));
@@ -273,17 +320,64 @@ describe("host: a scratch app built from the README with the packed tarball", fu
     const [packed] = JSON.parse(json.slice(json.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }> }>;
     if (!packed) throw new Error("npm pack produced nothing");
     tarball = path.join(out, packed.filename);
+    sqliteApp = started(
+      queue(async () => {
+        const dir = scratchDir("sqlite", {});
+        dirs.push(dir);
+        await install(dir, [tarball]);
+        return dir;
+      }),
+    );
+    pluginApp = started(queue(preparePluginApp));
+    for (const major of [4, 5]) {
+      expressApps.set(
+        major,
+        started(
+          queue(async () => {
+            const dir = scratchDir(`express${major}`, { type: "module" });
+            dirs.push(dir);
+            await install(dir, [tarball, `express@${major}`, `@types/express@${major}`, "@types/node@20", "typescript@5", "knex@3", "pg@8", "mysql2@3"]);
+            fs.writeFileSync(path.join(dir, "app.ts"), appSource());
+            fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify(TSCONFIG, null, 2));
+            return { dir, typecheck: await typecheckIn(dir) };
+          }),
+        ),
+      );
+    }
   });
-  after(() => {
+  after(async () => {
+    // No install may still be writing into a directory removed here.
+    await Promise.allSettled([sqliteApp, pluginApp, ...expressApps.values()]);
     for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  /** The README's testing section: the plugin module, the mocha suite for it, and the two commands. */
+  async function preparePluginApp(): Promise<{ dir: string; compiled: { ok: boolean; output: string }; commands: string[][] }> {
+    const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## Test your app with calpress/testing"));
+    const block = (info: string): string => {
+      const code = new RegExp("^```" + info.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "\\n([\\s\\S]*?)^```", "m").exec(section)?.[1];
+      if (code === undefined) throw new Error(`no \`\`\`${info} block in the README's testing section`);
+      return code;
+    };
+    const commands = block("sh")
+      .split("\n")
+      .filter((line) => line.startsWith("npx calpress "))
+      .map((line) => line.replace(/\s+#.*$/, "").split(/\s+/).slice(2));
+    const dir = scratchDir("plugin-author", { type: "module" });
+    dirs.push(dir);
+    await install(dir, [tarball, "typescript@5", "mocha@11", "@types/mocha@10", "@types/node@20", "@types/express@5"]);
+    fs.writeFileSync(path.join(dir, "jobs.ts"), block("ts file=jobs.ts"));
+    fs.writeFileSync(path.join(dir, "jobs.test.ts"), block("ts mocha"));
+    const tsconfig = { compilerOptions: { strict: true, skipLibCheck: false, module: "node16", moduleResolution: "node16", target: "ES2022", types: ["node", "mocha"] }, files: ["jobs.ts", "jobs.test.ts"] };
+    fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify(tsconfig, null, 2));
+    return { dir, compiled: await typecheckIn(dir), commands };
+  }
 
   describe("a SQLite-only host", function () {
     let dir: string;
     before(async () => {
-      dir = scratchDir("sqlite", {});
-      dirs.push(dir);
-      await install(dir, [tarball]);
+      dir = await sqliteApp;
     });
 
     it("installs neither pg, mysql2 nor sqlite3, but express (the peer)", () => {
@@ -395,36 +489,12 @@ describe("host: a scratch app built from the README with the packed tarball", fu
   });
 
   describe("a plugin author's app, from the README alone", function () {
-    // The README's testing section: the plugin module, the mocha suite for it, and the two commands.
     let dir: string;
     let compiled: { ok: boolean; output: string };
     let commands: string[][];
 
     before(async () => {
-      const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
-      const section = readme.slice(readme.indexOf("## Test your app with calpress/testing"));
-      const block = (info: string): string => {
-        const code = new RegExp("^```" + info.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "\\n([\\s\\S]*?)^```", "m").exec(section)?.[1];
-        if (code === undefined) throw new Error(`no \`\`\`${info} block in the README's testing section`);
-        return code;
-      };
-      commands = block("sh")
-        .split("\n")
-        .filter((line) => line.startsWith("npx calpress "))
-        .map((line) => line.replace(/\s+#.*$/, "").split(/\s+/).slice(2));
-      dir = scratchDir("plugin-author", { type: "module" });
-      dirs.push(dir);
-      await install(dir, [tarball, "typescript@5", "mocha@11", "@types/mocha@10", "@types/node@20", "@types/express@5"]);
-      fs.writeFileSync(path.join(dir, "jobs.ts"), block("ts file=jobs.ts"));
-      fs.writeFileSync(path.join(dir, "jobs.test.ts"), block("ts mocha"));
-      const tsconfig = { compilerOptions: { strict: true, skipLibCheck: false, module: "node16", moduleResolution: "node16", target: "ES2022", types: ["node", "mocha"] }, files: ["jobs.ts", "jobs.test.ts"] };
-      fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify(tsconfig, null, 2));
-      try {
-        const r = await run(process.execPath, [path.join(dir, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: dir, env: cleanEnv() });
-        compiled = { ok: true, output: r.stdout };
-      } catch (err) {
-        compiled = { ok: false, output: String((err as { stdout?: string }).stdout ?? err) };
-      }
+      ({ dir, compiled, commands } = await pluginApp);
     });
 
     it("the plugin (a type with typed fields and two taxonomies, no route code, at most 40 lines) and its suite compile in strict mode", () => {
@@ -484,17 +554,7 @@ describe("host: a scratch app built from the README with the packed tarball", fu
       let typecheck: { ok: boolean; output: string };
 
       before(async () => {
-        dir = scratchDir(`express${major}`, { type: "module" });
-        dirs.push(dir);
-        await install(dir, [tarball, `express@${major}`, `@types/express@${major}`, "@types/node@20", "typescript@5", "knex@3", "pg@8", "mysql2@3"]);
-        fs.writeFileSync(path.join(dir, "app.ts"), appSource());
-        fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify(TSCONFIG, null, 2));
-        try {
-          const r = await run(process.execPath, [path.join(dir, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: dir, env: cleanEnv() });
-          typecheck = { ok: true, output: r.stdout };
-        } catch (err) {
-          typecheck = { ok: false, output: String((err as { stdout?: string }).stdout ?? err) };
-        }
+        ({ dir, typecheck } = await expressApps.get(major)!);
       });
 
       it(`runs on Express ${major}`, () => {
