@@ -10,6 +10,7 @@ import { expect } from "chai";
 import { createSite, version } from "../../lib";
 import { HELP } from "../../lib/cli/help";
 import { forEachDatabase } from "../support/databases";
+import { upFront } from "../support/lanes";
 
 const ROOT = path.resolve(__dirname, "../..");
 const CLI = path.join(ROOT, "lib/cli.ts");
@@ -34,6 +35,17 @@ function calpress(args: string[], cwd = ROOT): Promise<Finished> {
   });
 }
 
+/**
+ * Commands that each run alone to their end, started together (two at a
+ * time) by the group's `before`; each test judges its own run.
+ */
+function commandsUpFront(commands: ReadonlyArray<readonly string[]>): { get(args: readonly string[]): Promise<Finished> } {
+  const runs = upFront(commands.map((args) => [args.join(" "), () => calpress([...args])] as const));
+  before(() => runs.start());
+  after(() => runs.settled());
+  return { get: (args) => runs.get(args.join(" ")) };
+}
+
 function lines(text: string): string[] {
   return text.split("\n").filter((l) => l !== "");
 }
@@ -50,9 +62,11 @@ describe("calpress command line (issue 18)", function () {
   });
 
   describe("--version", () => {
-    for (const flag of ["--version", "-v"]) {
+    const flags = ["--version", "-v"];
+    const runs = commandsUpFront(flags.map((flag) => [flag]));
+    for (const flag of flags) {
       it(`${flag} prints the package version and exits 0`, async () => {
-        const r = await calpress([flag]);
+        const r = await runs.get([flag]);
         expect(r.code, r.stderr).to.equal(0);
         expect(r.stdout).to.equal(`${PACKAGE_VERSION}\n`);
         expect(r.stderr).to.equal("");
@@ -82,14 +96,16 @@ describe("calpress command line (issue 18)", function () {
 
   describe("a database that cannot be reached", () => {
     // Port 1 on loopback: nothing listens there, the connection is refused at once.
-    for (const [args, target] of [
+    const cases = [
       [["migrate", "--db", "postgres://calpress:s3cret@127.0.0.1:1/x"], "postgres://calpress:***@127.0.0.1:1/x"],
       [["migrate", "--db", "mysql://root@127.0.0.1:1/x"], "mysql://root@127.0.0.1:1/x"],
       [["serve", "--port", "0", "--db", "postgres://127.0.0.1:1/x"], "postgres://127.0.0.1:1/x"],
       [["fixture", "load", "minimal", "--db", "mysql://root@127.0.0.1:1/x"], "mysql://root@127.0.0.1:1/x"],
-    ] as const) {
+    ] as const;
+    const runs = commandsUpFront(cases.map(([args]) => args));
+    for (const [args, target] of cases) {
       it(`${args.join(" ")}: one line on stderr, no stack trace, no password, exit 1`, async () => {
-        const r = await calpress([...args]);
+        const r = await runs.get(args);
         expect(r.code).to.equal(1);
         expect(r.stdout).to.equal("");
         expect(lines(r.stderr), r.stderr).to.have.length(1);
@@ -99,16 +115,25 @@ describe("calpress command line (issue 18)", function () {
   });
 
   describe("--db in a directory that does not exist", () => {
-    for (const command of [["migrate"], ["serve", "--port", "0"], ["user", "add", "ada", "--role", "editor"], ["option", "get", "timezone"], ["fixture", "load", "minimal"]]) {
+    const commands = [["migrate"], ["serve", "--port", "0"], ["user", "add", "ada", "--role", "editor"], ["option", "get", "timezone"], ["fixture", "load", "minimal"]];
+    // A directory of its own for each command, as the runs overlap; made before they start.
+    const parent = path.join(os.tmpdir(), `calpress-commands-missing-${process.pid}-${Date.now()}`);
+    const base = (command: string[]): string => path.join(parent, command.join("-"));
+    const missing = (command: string[]): string => path.join(base(command), "no", "such");
+    before(() => {
+      for (const command of commands) fs.mkdirSync(base(command), { recursive: true });
+    });
+    after(() => fs.rmSync(parent, { recursive: true, force: true }));
+    const runs = commandsUpFront(commands.map((command) => [...command, "--db", path.join(missing(command), "site.sqlite")]));
+    commands.forEach((command) => {
       it(`${command.join(" ")}: exit 2 with a clear message, and no directory is made`, async () => {
-        const missing = path.join(dir, "no", "such");
-        const r = await calpress([...command, "--db", path.join(missing, "site.sqlite")]);
+        const r = await runs.get([...command, "--db", path.join(missing(command), "site.sqlite")]);
         expect(r.code).to.equal(2);
         expect(r.stdout).to.equal("");
-        expect(lines(r.stderr)[0]).to.equal(`calpress: the directory of the SQLite file ${path.join(missing, "site.sqlite")} does not exist: create ${missing} first`);
-        expect(fs.existsSync(path.join(dir, "no"))).to.equal(false);
+        expect(lines(r.stderr)[0]).to.equal(`calpress: the directory of the SQLite file ${path.join(missing(command), "site.sqlite")} does not exist: create ${missing(command)} first`);
+        expect(fs.existsSync(path.join(base(command), "no"))).to.equal(false);
       });
-    }
+    });
 
     it("the same holds for a host's createSite: the directory is not made", async () => {
       let error: unknown;
@@ -130,17 +155,32 @@ describe("calpress command line (issue 18)", function () {
       { name: "fixture load", help: "fixture", args: (db) => ["fixture", "load", "minimal", "--db", db] },
       { name: "fixture generate --db", help: "fixture", args: (db) => ["fixture", "generate", "--events", "3", "--db", db] },
     ];
+    // Each loader's three commands run in turn on a file of its own; the two loaders side by side.
+    const parent = path.join(os.tmpdir(), `calpress-commands-force-${process.pid}-${Date.now()}`);
+    const fileOf = (loader: { name: string }): string => path.join(parent, `${loader.name.replace(/\W+/g, "-")}.sqlite`);
+    before(() => fs.mkdirSync(parent, { recursive: true }));
+    after(() => fs.rmSync(parent, { recursive: true, force: true }));
+    const chains = upFront(
+      loaders.map((loader) => {
+        const db = fileOf(loader);
+        const chain = async (): Promise<Finished[]> => {
+          const seeded = await calpress(["fixture", "generate", "--events", "2", "--db", db]);
+          if (seeded.code !== 0) return [seeded];
+          return [seeded, await calpress(loader.args(db)), await calpress([...loader.args(db), "--force"])];
+        };
+        return [loader.name, chain] as const;
+      }),
+    );
+    before(() => chains.start());
+    after(() => chains.settled());
     for (const loader of loaders) {
       it(`${loader.name}: refused on a site with events, naming --force; loads with --force`, async () => {
-        const db = path.join(dir, "site.sqlite");
-        const seeded = await calpress(["fixture", "generate", "--events", "2", "--db", db]);
-        expect(seeded.code, seeded.stderr).to.equal(0);
-        const refused = await calpress(loader.args(db));
-        expect(refused.code).to.equal(1);
-        expect(refused.stderr).to.include("--force");
-        const forced = await calpress([...loader.args(db), "--force"]);
-        expect(forced.code, forced.stderr).to.equal(0);
-        expect(forced.stdout).to.match(/loaded .*"events":\d+/);
+        const [seeded, refused, forced] = await chains.get(loader.name);
+        expect(seeded?.code, seeded?.stderr).to.equal(0);
+        expect(refused?.code).to.equal(1);
+        expect(refused?.stderr).to.include("--force");
+        expect(forced?.code, forced?.stderr).to.equal(0);
+        expect(forced?.stdout).to.match(/loaded .*"events":\d+/);
         expect(HELP[loader.help]).to.match(/--force\s+load even when the site already has events/);
       });
     }

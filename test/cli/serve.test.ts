@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 
+import { upFront } from "../support/lanes";
 import { Run, runCli } from "./run-cli";
 
 async function waitForLine(run: Run, timeoutMs = 20000): Promise<string> {
@@ -13,6 +14,14 @@ async function waitForLine(run: Run, timeoutMs = 20000): Promise<string> {
     await new Promise((r) => setTimeout(r, 50));
   }
   return run.stdout[0];
+}
+
+/** The run once its process has ended and its output is all read. */
+function ran(run: Run): Promise<Run> {
+  return new Promise((resolve) => {
+    if (run.child.stdout.closed && run.child.stderr.closed && run.child.exitCode !== null) resolve(run);
+    else run.child.once("close", () => resolve(run));
+  });
 }
 
 describe("calpress CLI", function () {
@@ -57,7 +66,7 @@ describe("calpress CLI", function () {
     expect(await run.exit).to.equal(0);
   });
 
-  for (const args of [
+  const usageErrors = [
     ["serve", "--port", "abc"],
     ["serve", "--bogus"],
     ["serve", "--user", "nopassword"],
@@ -65,9 +74,16 @@ describe("calpress CLI", function () {
     ["migrate"],
     ["user", "add", "x", "--db", ":memory:"],
     ["frobnicate"],
-  ]) {
+  ];
+  const helps = [["--help"], ["serve", "--help"], ["migrate", "--help"], ["fixture", "--help"], ["user", "--help"]];
+  // These commands end by themselves and share nothing: started together (two at a time), each judged by its test.
+  const finished = upFront([...usageErrors, ...helps].map((args) => [args.join(" "), () => ran(runCli(args))] as const));
+  before(() => finished.start());
+  after(() => finished.settled());
+
+  for (const args of usageErrors) {
     it(`exits 2 with a message on stderr for: ${args.join(" ")}`, async () => {
-      const run = runCli(args);
+      const run = await finished.get(args.join(" "));
       expect(await run.exit).to.equal(2);
       expect(run.stdout.join("")).to.equal("");
       expect(run.stderr).to.match(/calpress: /);
@@ -75,8 +91,8 @@ describe("calpress CLI", function () {
   }
 
   it("--help works on every command", async () => {
-    for (const args of [["--help"], ["serve", "--help"], ["migrate", "--help"], ["fixture", "--help"], ["user", "--help"]]) {
-      const run = runCli(args);
+    for (const args of helps) {
+      const run = await finished.get(args.join(" "));
       expect(await run.exit, args.join(" ")).to.equal(0);
       expect(run.stdout.join("\n")).to.match(/Usage: calpress/);
     }

@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { expect } from "chai";
+import { upFront } from "../support/lanes";
 
 const ROOT = path.resolve(__dirname, "../..");
 const CLI = path.join(ROOT, "lib/cli.ts");
@@ -14,6 +15,8 @@ interface Run {
   stdout: () => string;
   stderr: () => string;
   exit: Promise<number | null>;
+  /** When its output is all read, too. */
+  closed: Promise<void>;
   stop(): void;
 }
 
@@ -24,7 +27,8 @@ function runCli(args: string[]): Run {
   child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
   child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
   const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { stdout: () => stdout, stderr: () => stderr, exit, stop: () => child.kill("SIGTERM") };
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  return { stdout: () => stdout, stderr: () => stderr, exit, closed, stop: () => child.kill("SIGTERM") };
 }
 
 async function lines(run: Run, count: number, timeoutMs = 30_000): Promise<string[]> {
@@ -40,9 +44,23 @@ async function lines(run: Run, count: number, timeoutMs = 30_000): Promise<strin
 describe("calpress serve --site-url", function () {
   this.timeout(60_000);
 
-  for (const bad of ["calendar.example.org", "ftp://calendar.example.org", "https://calendar.example.org/?a=1", ""]) {
+  const bads = ["calendar.example.org", "ftp://calendar.example.org", "https://calendar.example.org/?a=1", ""];
+  // Each ends by itself and shares nothing: started together (two at a time), each judged by its test.
+  const refusals = upFront(
+    bads.map((bad) => [
+      bad,
+      async () => {
+        const run = runCli(["serve", "--port", "0", "--db", ":memory:", "--site-url", bad]);
+        await run.closed;
+        return run;
+      },
+    ] as const),
+  );
+  before(() => refusals.start());
+  after(() => refusals.settled());
+  for (const bad of bads) {
     it(`exits 2 with a clear message for ${JSON.stringify(bad)}`, async () => {
-      const run = runCli(["serve", "--port", "0", "--db", ":memory:", "--site-url", bad]);
+      const run = await refusals.get(bad);
       expect(await run.exit).to.equal(2);
       expect(run.stdout()).to.equal("");
       expect(run.stderr()).to.match(/^calpress: --site-url: the site URL must/);

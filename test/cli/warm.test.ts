@@ -16,6 +16,8 @@ interface Run {
   stderr: () => string;
   kill: () => void;
   exit: Promise<number | null>;
+  /** When its output is all read, too. */
+  closed: Promise<void>;
 }
 
 function runCli(args: string[]): Run {
@@ -35,6 +37,7 @@ function runCli(args: string[]): Run {
     stderr: () => stderr,
     kill: () => child.kill("SIGTERM"),
     exit: new Promise((resolve) => child.once("exit", (code) => resolve(code))),
+    closed: new Promise((resolve) => child.once("close", () => resolve())),
   };
 }
 
@@ -128,8 +131,12 @@ describe("calpress serve --answer-store --warm", function () {
   });
 
   it("--answer-store-max bounds the file in MiB; without --answer-store, or not a whole number, it is a usage error", async () => {
-    for (const args of [["--answer-store-max", "64"], ["--answer-store", path.join(dir, "bounded.sqlite"), "--answer-store-max", "0"], ["--answer-store", path.join(dir, "bounded.sqlite"), "--answer-store-max", "1G"]]) {
-      const run = runCli(["serve", "--port", "0", "--db", db, ...args]);
+    const cases = [["--answer-store-max", "64"], ["--answer-store", path.join(dir, "bounded.sqlite"), "--answer-store-max", "0"], ["--answer-store", path.join(dir, "bounded.sqlite"), "--answer-store-max", "1G"]];
+    // Refused before anything is opened: the three run side by side, each judged in turn.
+    const runs = cases.map((args) => runCli(["serve", "--port", "0", "--db", db, ...args]));
+    await Promise.all(runs.map((run) => run.closed));
+    for (const [i, args] of cases.entries()) {
+      const run = runs[i]!;
       expect(await run.exit, args.join(" ")).to.equal(2);
       expect(run.stderr()).to.match(/--answer-store/);
     }

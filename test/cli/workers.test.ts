@@ -184,12 +184,16 @@ describe("calpress serve --workers: usage", function () {
   this.timeout(60_000);
 
   it("refuses a database the workers cannot share, and a bad count", async () => {
-    for (const [args, message] of [
+    const cases = [
       [["--workers", "2", "--db", ":memory:"], "--workers needs a database the workers share"],
       [["--workers", "0", "--db", ":memory:"], "--workers must be a number from 1 to 64 or auto"],
       [["--workers", "2", "--worker-timeout", "0", "--db", "x.sqlite"], "--worker-timeout must be a number of seconds from 1 to 3600"],
-    ] as const) {
-      const r = runCli(["serve", "--port", "0", ...args]);
+    ] as const;
+    // Refused before anything starts: the three run side by side, each judged in turn once its output is all read.
+    const runs = cases.map(([args]) => runCli(["serve", "--port", "0", ...args]));
+    await Promise.all(runs.map((r) => new Promise((resolve) => (r.child.exitCode !== null && r.child.stderr.closed ? resolve(null) : r.child.once("close", resolve)))));
+    for (const [i, [, message]] of cases.entries()) {
+      const r = runs[i]!;
       expect(await r.exit).to.equal(2);
       expect(r.stderr).to.contain(message);
     }

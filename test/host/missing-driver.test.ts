@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { expect } from "chai";
+import { upFront } from "../support/lanes";
 
 /**
  * pg, mysql2 and sqlite3 (node-sqlite3) are optional peer dependencies: a
@@ -49,23 +50,38 @@ describe("host: a missing database driver", function () {
     { target: "mysql://calpress@127.0.0.1:1/none", pkg: "mysql2", line: 'MariaDB/MySQL needs the "mysql2" package: npm install mysql2' },
   ];
 
+  const clients = ["sqlite3", "sqlite"];
+  const sqliteConfig = (client: string): object => ({ client, connection: { filename: ":memory:" }, useNullAsDefault: true });
+  // Every case is a child of its own that ends by itself: all started together (two at a time), each judged by its test.
+  const runs = upFront<Result>([
+    ...cases.flatMap((c) => [
+      [`host ${c.pkg}`, () => run(hostScript(c.target), c.pkg)] as const,
+      [`cli ${c.pkg}`, () => run([path.join(ROOT, "lib/cli.ts"), "migrate", "--db", c.target], c.pkg)] as const,
+    ]),
+    ...clients.map((client) => [`client ${client}`, () => run(hostScript(sqliteConfig(client)), "sqlite3")] as const),
+    ["sqlite path", () => run(hostScript(":memory:"), "pg,mysql2,sqlite3")],
+    ["sqlite config", () => run(hostScript(sqliteConfig("better-sqlite3")), "pg,mysql2,sqlite3")],
+  ]);
+  before(() => runs.start());
+  after(() => runs.settled());
+
   for (const c of cases) {
     it(`createSite on ${c.target.split(":")[0]} without ${c.pkg}: one line naming the package, nothing logged`, async () => {
-      const r = await run(hostScript(c.target), c.pkg);
+      const r = await runs.get(`host ${c.pkg}`);
       expect(r.stderr).to.equal("");
       expect(JSON.parse(r.stdout.trim())).to.deep.equal({ name: "MissingDriverError", message: c.line });
     });
 
     it(`calpress migrate --db ${c.target.split(":")[0]}… without ${c.pkg}: that line on stderr, exit 1`, async () => {
-      const r = await run([path.join(ROOT, "lib/cli.ts"), "migrate", "--db", c.target], c.pkg);
+      const r = await runs.get(`cli ${c.pkg}`);
       expect(r.stderr).to.equal(`calpress: ${c.line}\n`);
       expect(r.code).to.equal(1);
     });
   }
 
-  for (const client of ["sqlite3", "sqlite"]) {
+  for (const client of clients) {
     it(`createSite with a knex config on client "${client}" without sqlite3: one line naming the package, nothing logged`, async () => {
-      const r = await run(hostScript({ client, connection: { filename: ":memory:" }, useNullAsDefault: true }), "sqlite3");
+      const r = await runs.get(`client ${client}`);
       expect(r.stderr).to.equal("");
       expect(JSON.parse(r.stdout.trim())).to.deep.equal({
         name: "MissingDriverError",
@@ -75,9 +91,9 @@ describe("host: a missing database driver", function () {
   }
 
   it("a SQLite site (a path, or a knex config on better-sqlite3) needs none of the optional drivers", async () => {
-    const r = await run(hostScript(":memory:"), "pg,mysql2,sqlite3");
+    const r = await runs.get("sqlite path");
     expect(r.stdout.trim()).to.equal("opened");
-    const file = await run(hostScript({ client: "better-sqlite3", connection: { filename: ":memory:" }, useNullAsDefault: true }), "pg,mysql2,sqlite3");
+    const file = await runs.get("sqlite config");
     expect(file.stdout.trim()).to.equal("opened");
   });
 });

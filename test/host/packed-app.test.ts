@@ -9,6 +9,7 @@ import { expect } from "chai";
 import knexFactory, { type Knex } from "knex";
 import { configFromTarget } from "../../lib/db/target";
 import { testTargets, type TestDatabase, type TestTarget } from "../support/databases";
+import { lanes, started } from "../support/lanes";
 import { readyLine } from "../support/process";
 
 /**
@@ -231,34 +232,6 @@ function stopApp(app: App | undefined): Promise<void> {
   });
 }
 
-/**
- * Runs the jobs given to it at most `n` at a time, in the order given. The
- * scratch apps' installs and type-checks are independent, and each spends
- * much of its time waiting on the disk or a child: two at once take about
- * the time of one on a 2-core machine.
- */
-function lanes(n: number): <T>(job: () => Promise<T>) => Promise<T> {
-  let free = n;
-  const queue: Array<() => void> = [];
-  return async <T>(job: () => Promise<T>): Promise<T> => {
-    if (free > 0) free -= 1;
-    else await new Promise<void>((resolve) => queue.push(resolve));
-    try {
-      return await job();
-    } finally {
-      const next = queue.shift();
-      if (next) next();
-      else free += 1;
-    }
-  };
-}
-
-/** A job started now and awaited later: its failure is reported where it is awaited, not as an unhandled rejection meanwhile. */
-function started<T>(job: Promise<T>): Promise<T> {
-  job.catch(() => undefined);
-  return job;
-}
-
 /** Type-checks the scratch app in `dir` with its own TypeScript; the output says why when it fails. */
 async function typecheckIn(dir: string): Promise<{ ok: boolean; output: string }> {
   try {
@@ -304,10 +277,11 @@ describe("host: a scratch app built from the README with the packed tarball", fu
   const dirs: string[] = [];
   /**
    * The scratch apps, each installed (and type-checked) once the tarball is
-   * made, two at a time; each group's `before` awaits its own, so the later
-   * apps install while the earlier ones' tests run.
+   * made, two at a time (each spends much of its time waiting on the disk or
+   * a child); each group's `before` awaits its own, so the later apps install
+   * while the earlier ones' tests run.
    */
-  const queue = lanes(2);
+  const queue = lanes();
   let sqliteApp: Promise<string>;
   let pluginApp: Promise<{ dir: string; compiled: { ok: boolean; output: string }; commands: string[][] }>;
   const expressApps = new Map<number, Promise<{ dir: string; typecheck: { ok: boolean; output: string } }>>();
