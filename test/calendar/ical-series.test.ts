@@ -106,6 +106,8 @@ forEachDatabase("iCal feed: a series read back has the API's occurrences", (db) 
     const cases: Array<{ name: string; body: Record<string, unknown> }> = [
       // New York springs forward on 14 March 2027: 02:30 does not exist that day (§3.3.5: read with the offset before the gap).
       { name: "gap, daily", body: { timezone: "America/New_York", start_date: "2027-03-10 02:30:00", end_date: "2027-03-10 03:30:00", recurrence: ["RRULE:FREQ=DAILY;COUNT=8"] } },
+      // A series whose own start is written in the gap: its first occurrence is 03:30 EDT, the next weeks' 02:30 (the feed's DTSTART says 02:30).
+      { name: "start written in a gap, weekly", body: { timezone: "America/New_York", start_date: "2027-03-14 02:30:00", end_date: "2027-03-14 03:30:00", recurrence: ["RRULE:FREQ=WEEKLY;COUNT=4"] } },
       // Rome falls back on 31 October 2027: 02:30 happens twice (§3.3.5: the first).
       { name: "fold, daily", body: { timezone: "Europe/Rome", start_date: "2027-10-29 02:30:00", end_date: "2027-10-29 03:00:00", recurrence: ["RRULE:FREQ=DAILY;COUNT=5"] } },
       // 01:30-03:00 across New York's fall back on 7 November 2027: every occurrence lasts the first's exact 90 minutes (§3.8.5.3).

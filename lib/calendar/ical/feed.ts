@@ -150,8 +150,15 @@ function years(record: JsonObject): YearSpan[] {
   return [...own, ...rules, ...dates];
 }
 
-/** The iCalendar text of a page of event records, in the list's order. */
-export function icalFeed(records: readonly JsonObject[], site: FeedSite): string {
+/**
+ * The iCalendar text of a page of event records, in the list's order.
+ * `writtenStarts`: a series' start as written (`YYYY-MM-DD HH:MM:SS`, by
+ * record id) where it differs from the record's, i.e. written in a DST gap
+ * (lib/calendar/recurrence/series.ts): its DTSTART must name that wall
+ * clock, which a reader places as RFC 5545 §3.3.5 says (the same instant
+ * as the record's start) and whose rule then repeats it, as the API does.
+ */
+export function icalFeed(records: readonly JsonObject[], site: FeedSite, writtenStarts: ReadonlyMap<number, string> = new Map()): string {
   const calendar = new ICalCalendar({
     prodId: { company: "calpress", product: "calpress events", language: "EN" },
     // ical-generator writes the name as it is: one line, escaped here (RFC 5545 §3.3.11).
@@ -159,7 +166,37 @@ export function icalFeed(records: readonly JsonObject[], site: FeedSite): string
     timezone: { name: null, generator: vtimezoneGenerator(records.flatMap(years)) },
   });
   for (const record of records) calendar.createEvent(eventData(record, site));
-  return calendar.toString();
+  return withWrittenStarts(calendar.toString(), records, site, writtenStarts);
+}
+
+const ICAL_LOCAL = "yyyyMMdd'T'HHmmss";
+
+/**
+ * ical-generator writes DTSTART from an instant in the zone, and a wall
+ * clock in a DST gap is no instant there: the VEVENT of such a series gets
+ * its DTSTART value replaced by the wall clock as written (one line per
+ * VEVENT, found by its UID; the line is short enough never to be folded).
+ */
+function withWrittenStarts(text: string, records: readonly JsonObject[], site: FeedSite, writtenStarts: ReadonlyMap<number, string>): string {
+  let out = text;
+  for (const record of records) {
+    const id = record.id;
+    const written = typeof id === "number" ? writtenStarts.get(id) : undefined;
+    const zone = str(record.timezone);
+    if (written === undefined || record.all_day === true || !hasVtimezone(zone) || recurrenceOf(record) === null) continue;
+    const placed = utc(str(record.utc_start_date)).setZone(zone).toFormat(ICAL_LOCAL);
+    const wall = DateTime.fromFormat(written, "yyyy-MM-dd HH:mm:ss", { zone: "UTC" }).toFormat(ICAL_LOCAL);
+    const uid = `UID:${String(id)}@${site.host}\r\n`;
+    const at = out.indexOf(uid);
+    const end = at < 0 ? -1 : out.indexOf("END:VEVENT", at);
+    const begin = at < 0 ? -1 : out.lastIndexOf("BEGIN:VEVENT", at);
+    if (begin < 0 || end < 0) continue;
+    const line = `DTSTART;TZID=${zone}:${placed}\r\n`;
+    const block = out.slice(begin, end);
+    if (!block.includes(line)) continue;
+    out = out.slice(0, begin) + block.replace(line, `DTSTART;TZID=${zone}:${wall}\r\n`) + out.slice(end);
+  }
+  return out;
 }
 
 /** The `q` of each media range of an Accept header, by lower-case type (`text/calendar` → 1). */

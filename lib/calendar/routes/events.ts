@@ -26,6 +26,7 @@ import { EVENT } from "../post-types";
 import type { Json, JsonObject } from "../records/context";
 import { eventRecord } from "../records/event";
 import { ICAL_CONTENT_TYPE, icalFeed, wantsICalendar } from "../ical/feed";
+import { seriesStartLocal } from "../recurrence/series";
 import { NAMESPACE, requestLanguage } from "../common/args";
 import { nameLoadedPost, recordContext, recordTags, recordWants, type RecordContextOptions } from "../common/context";
 import { createArgs, eventBySlugForRequest, idArg, occurrenceDateArg, passwordArg, slugLookupArg, updateFieldArgs } from "../events/args";
@@ -226,14 +227,21 @@ export function registerEventRoutes(host: CalendarHost): void {
    * One page of the list, as records, with its paging links and headers: what both representations show.
    * `json`: the JSON list, whose records may carry JSON-LD (`json_ld=1`) and are built for its `_fields`.
    */
-  const listPage = async (req: RestRequest, collection: string, json?: { jsonLd: boolean }): Promise<{ records: JsonObject[]; paging: Pagination }> => {
+  const listPage = async (req: RestRequest, collection: string, json?: { jsonLd: boolean }): Promise<{ records: JsonObject[]; paging: Pagination; writtenStarts: Map<number, string> }> => {
     const language = await requestLanguage(req, engine);
     const fieldsAt = json === undefined ? undefined : "events";
     const relations = eventRelations(recordWants(req, fieldsAt), json?.jsonLd === true);
     const result = await listEvents(engine, listInput(req, listNames), req.user, { language, lookups: lookupsOf(req), relations });
     const paging = pagingOf(req, result, collection, json?.jsonLd === true);
     const posts = json === undefined ? await seriesInPlace(result.posts, relations) : result.posts;
-    return { records: await toRecords(engine, req, posts, false, { fieldsAt, jsonLd: json?.jsonLd === true }), paging };
+    // A series whose start was written in a DST gap repeats that wall clock, not the stored one (the feed's DTSTART).
+    const writtenStarts = new Map<number, string>();
+    const siteZone = json === undefined ? await engine.options.timezone() : "";
+    for (const p of json === undefined ? posts : []) {
+      const written = seriesStartLocal(p.fields, typeof p.fields.timezone === "string" && p.fields.timezone !== "" ? p.fields.timezone : siteZone);
+      if (written !== undefined && written !== p.fields.start_local) writtenStarts.set(p.id, written);
+    }
+    return { records: await toRecords(engine, req, posts, false, { fieldsAt, jsonLd: json?.jsonLd === true }), paging, writtenStarts };
   };
 
   /**
@@ -317,9 +325,9 @@ export function registerEventRoutes(host: CalendarHost): void {
 
   /** The page as an iCalendar feed (lib/calendar/ical/feed.ts), with the JSON list's paging headers. */
   const icalPage = async (req: RestRequest, collection: string, headers: Record<string, string> = {}): Promise<RestResponse<string>> => {
-    const { records, paging } = await listPage(req, collection);
+    const { records, paging, writtenStarts } = await listPage(req, collection);
     const site = { host: new URL(req.urls.home).hostname, name: (await engine.options.get("blogname")) ?? "" };
-    return rawResponse(icalFeed(records, site), ICAL_CONTENT_TYPE, 200, { ...paging.headers, ...headers });
+    return rawResponse(icalFeed(records, site, writtenStarts), ICAL_CONTENT_TYPE, 200, { ...paging.headers, ...headers });
   };
 
   const list: RestEndpoint = {
