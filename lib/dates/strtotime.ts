@@ -4,7 +4,7 @@
  *
  * The original API validated and interpreted every date argument with
  * `strtotime`, so calpress has to accept, reject and place instants exactly as
- * PHP does (see `shared/vectors/dates.json`). Rather than a hand-written list of
+ * PHP does (see `test/vectors/dates.json`, the repository's copy of the reference's vectors). Rather than a hand-written list of
  * accepted phrases, the scanner mirrors timelib's token grammar: at each
  * position the longest matching token wins, ties going to the earlier rule,
  * and each token updates the same fields timelib's actions update. The

@@ -13,7 +13,7 @@
  *
  * A single event's start and end are read otherwise: as PHP reads them
  * (lib/dates/strtotime.ts `wallClockToInstant`), which the reference's
- * vectors pin (../shared/vectors/dates.json: 02:30 in a New York or Sydney
+ * vectors pin (test/vectors/dates.json, a copy of the reference's vectors: 02:30 in a New York or Sydney
  * gap → 03:30, 01:30 in New York's repeated hour → the EDT instant, both as
  * here). They differ only in a repeated hour east of Greenwich (Rome,
  * Sydney), which the vectors do not cover: PHP takes the later instant
