@@ -100,11 +100,23 @@ export function candidateZones(tzid: string, location: string | null): string[] 
   return [...new Set([...windows, ...named, ...zonesNamedIn(tzid), ...zonesInOrder()].map(modernZone))].filter((z) => IANAZone.isValidZone(z));
 }
 
-/** The instants that tell whether a zone agrees with the file's over [from, to): each change of the file's (just before and at it), then one a day. */
+/**
+ * The most instants a span is sampled at besides the file's changes: a
+ * finite series may cover thousands of years, and the samples (not the
+ * file) must not decide how long a match takes or how much it holds.
+ */
+const MAX_SAMPLES = 20_000;
+
+/**
+ * The instants that tell whether a zone agrees with the file's over [from, to): each change of the file's (just before
+ * and at it), then one a day, or evenly fewer days apart for a span longer than MAX_SAMPLES days. The changes are
+ * bounded by the file's VTIMEZONE budget (zones.ts).
+ */
 export function spanInstants(from: number, to: number, changes: readonly number[]): number[] {
   const out: number[] = [];
   for (const at of changes) out.push(at - 1, at);
-  for (let t = from; t < to; t += DAY) out.push(t);
+  const step = Math.max(1, Math.ceil((to - from) / DAY / MAX_SAMPLES)) * DAY;
+  for (let t = from; t < to; t += step) out.push(t);
   return out;
 }
 
