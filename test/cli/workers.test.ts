@@ -138,7 +138,9 @@ describe("calpress serve --workers", function () {
       return now.length === 2 && !now.includes(victim) ? now : undefined;
     });
     expect(replaced).to.include(before[1]);
-    expect(run.stderr).to.match(new RegExp(`worker ${victim} has not answered for \\d+ s; stopping it`));
+    // The primary writes its note and replaces the worker at about the same time: wait for the note rather than race it.
+    const silent = new RegExp(`worker ${victim} has not answered for \\d+ s; stopping it`);
+    await until("the primary's note on the silent worker", run, () => (silent.test(run.stderr) ? true : undefined));
     await until("the replacement's stderr note", run, () => (run.stderr.includes(`worker ${victim} stopped (not answering); starting another`) ? true : undefined));
     const replacement = replaced.find((pid) => pid !== before[1]);
     await until("the replacement listening", run, () => (run.stderr.includes(`worker ${replacement} listens (a replacement)`) ? true : undefined));
