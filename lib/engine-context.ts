@@ -20,7 +20,7 @@ export interface EngineContext {
   readonly registry: Registry;
   /** Whether `knex` is a transaction (row locks are taken only then). */
   readonly inTransaction: boolean;
-  readonly options: Pick<Options, "get" | "set" | "timezone" | "defaultLanguage" | "postsPerPage" | "ensure">;
+  readonly options: Pick<Options, "get" | "set" | "timezone" | "defaultLanguage" | "postsPerPage" | "ensure" | "recheck">;
   /** The term operations posts run inside their own writes and queries. */
   readonly terms: TermOperations;
   /** The cache of list totals and shared posts; null inside a transaction or where the database has none. */

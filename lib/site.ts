@@ -1,4 +1,4 @@
-import { createCaching } from "./cache";
+import { createCaching, type KeptRecords } from "./cache";
 import type { Request as ExpressRequest, RequestHandler, Router } from "express";
 import { createEngine, Engine } from "./engine";
 import type { PgExtension } from "./db/extensions";
@@ -164,11 +164,16 @@ export interface SiteOptions {
   /**
    * Kept records (lib/cache/records.ts): each event's JSON as lists show it,
    * built once per revision of what it shows and reused by every list page
-   * and filter that shows it (anonymous readers). With an `answerStore` they
-   * are kept in its file; otherwise in memory, at most `maxBytes` (default
-   * 16 MiB). `false` turns them off. SQLite and PostgreSQL.
+   * and filter that shows it (anonymous readers). Kept by default outside
+   * the heap, in a SQLite file every process of the site shares: the
+   * `answerStore`'s file when there is one, else `file` (default: beside a
+   * SQLite database as `<file>.records`; for PostgreSQL a file of this
+   * machine in a directory of this user's own under the temporary
+   * directory; `null`: in memory). In memory (a SQLite database in memory,
+   * or a file that cannot be opened) at most `maxBytes` (default 16 MiB).
+   * `false` turns them off. SQLite and PostgreSQL.
    */
-  records?: { maxBytes?: number } | false;
+  records?: { maxBytes?: number; file?: string | null } | false;
   /**
    * Post types that ask for it (events) answer anonymous lists from an
    * in-memory index of their published posts (lib/posts/published-index.ts),
@@ -250,6 +255,8 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     pgExtensions: options.pgExtensions,
     publishedIndex: options.publishedIndex,
   });
+  // Closed with the site, or when creating it fails after they opened.
+  let keptRecords: KeptRecords | undefined;
   try {
     const hostUsers = new HostUsers(engine, provision, options.logger);
     const authenticator = (req: ExpressRequest): Promise<CurrentUser | null | RestError> => authenticate(engine, hostUsers, options, clientKey, req);
@@ -299,7 +306,9 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     // Also picks up rows an earlier process wrote and never delivered.
     if (options.webhooks !== false && options.webhooks?.autoStart !== false) webhooks.start();
     rest.answerStore = await caching.openStore();
-    rest.records = caching.records(rest.answerStore);
+    const kept = await caching.openRecords(rest.answerStore);
+    rest.records = kept?.records;
+    keptRecords = kept;
     // Written only when they differ: any write to the options voids every
     // stored answer (they all show the site's options), and a restart with
     // the same --timezone must not.
@@ -365,10 +374,12 @@ export async function createSite(options: SiteOptions): Promise<Site> {
         clearInterval(extender);
         await extending;
         await rest.answerStore?.close();
+        await keptRecords?.close();
         await close();
       },
     };
   } catch (err) {
+    await keptRecords?.close();
     await close();
     throw err;
   }

@@ -1,9 +1,14 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import type { EngineContext } from "../engine-context";
+import { describeTarget } from "../db/target";
 import { EPOCH_TAG, readTagVersions, SITE_TAG } from "../db/cache-tags";
 import { cacheTagsMaintained } from "../db/dialects";
 import { CALPRESS_VERSION, codeFingerprint } from "../version";
 import { AnswerStore } from "./answer-store";
-import { MemoryRecords, RecordsWithParts, type RecordCache } from "./records";
+import { MemoryRecords, RecordsWithParts, type RecordCache, type RecordStats } from "./records";
 import type { ResponseCacheOptions } from "./response-cache";
 import { runGuarded, snapshotTags, type WriteGuards } from "./write-guard";
 
@@ -17,8 +22,8 @@ export interface CachingOptions {
   readonly responseCache?: { maxBytes?: number; maxAgeMs?: number } | false;
   /** `SiteOptions.answerStore`: the stored-answer file; off when absent or `false`. */
   readonly answerStore?: { file: string; version?: string; maxBytes?: number } | false;
-  /** `SiteOptions.records`: `false` keeps none; in memory without an answer store. */
-  readonly records?: { maxBytes?: number } | false;
+  /** `SiteOptions.records`: `false` keeps none; in the answer store's file when there is one, else in `file` (default `defaultRecordFile`), in memory where no file can serve. */
+  readonly records?: { maxBytes?: number; file?: string | null } | false;
   readonly logger?: { error(message: string, err?: unknown): void };
 }
 
@@ -33,12 +38,24 @@ export interface Caching {
    * identity includes the epoch tag they make.
    */
   openStore(): Promise<AnswerStore | undefined>;
-  /** The kept records (`RouteTable.records`): in the opened store's file, else in memory; undefined where tags are not kept or when turned off. */
-  records(store: AnswerStore | undefined): RecordCache | undefined;
+  /**
+   * Opens the kept records (`RouteTable.records`): in the opened answer
+   * store's file, else in a file of their own (`defaultRecordFile`), else in
+   * memory; undefined where tags are not kept or when turned off. `close`
+   * closes a file of their own.
+   */
+  openRecords(store: AnswerStore | undefined): Promise<KeptRecords | undefined>;
+}
+
+export interface KeptRecords {
+  readonly records: RecordCache;
+  /** The file they are kept in, null in memory (diagnostics, tests). */
+  readonly file: string | null;
+  close(): Promise<void>;
 }
 
 /** The part of the engine caching reads: its database, tables and read cache, and whether its tags are kept (`Engine.cacheTagsKept`, known after the migration). */
-export type CachedEngine = Pick<EngineContext, "knex" | "dialect" | "tables" | "readCache"> & { readonly cacheTagsKept: boolean };
+export type CachedEngine = Pick<EngineContext, "knex" | "dialect" | "tables" | "readCache" | "options"> & { readonly cacheTagsKept: boolean };
 
 export function createCaching(engine: CachedEngine, options: CachingOptions): Caching {
   return {
@@ -52,11 +69,17 @@ export function createCaching(engine: CachedEngine, options: CachingOptions): Ca
           }
         : undefined,
     openStore: () => openAnswerStore(engine, options),
-    records: (store) => keptRecords(engine, options, store),
+    openRecords: (store) => openRecords(engine, options, store),
   };
 }
 
-function keptRecords(engine: CachedEngine, options: CachingOptions, store: AnswerStore | undefined): RecordCache | undefined {
+/**
+ * Kept records live outside the heap by default, in a file every process of
+ * the site reads (records.ts): a record built by one worker is reused by the
+ * others and after a restart, and the heap stays bounded whatever the number
+ * of events. Where that file cannot be had they are kept in memory.
+ */
+async function openRecords(engine: CachedEngine, options: CachingOptions, store: AnswerStore | undefined): Promise<KeptRecords | undefined> {
   const reads = engine.readCache;
   if (options.records === false || reads === null || !engine.cacheTagsKept) return undefined;
   const proofs = {
@@ -65,9 +88,75 @@ function keptRecords(engine: CachedEngine, options: CachingOptions, store: Answe
     always: [SITE_TAG],
     feed: reads.tagFeed,
   };
-  // Whole texts in the store's file or in memory; their parts (embedded terms) in memory either way.
-  const texts = store !== undefined ? store.records : new MemoryRecords({ ...proofs, maxBytes: options.records?.maxBytes });
-  return new RecordsWithParts(texts, { ...proofs, always: [SITE_TAG, EPOCH_TAG] });
+  // Whole texts in a file or in memory; their parts (embedded terms) in memory either way.
+  const parts = (texts: RecordCache & { stats(): RecordStats }): RecordCache => withFreshOptions(new RecordsWithParts(texts, { ...proofs, always: [SITE_TAG, EPOCH_TAG] }), engine);
+  if (store !== undefined) return { records: parts(store.records), file: null, close: async () => undefined };
+  const setting = options.records;
+  const file = setting?.file !== undefined ? setting.file : defaultRecordFile(engine, options.logger);
+  if (file !== null) {
+    try {
+      const own = await openStoreFile(engine, { file, version: "records", maxBytes: setting?.maxBytes }, options.logger);
+      return { records: parts(own.records), file, close: () => own.close() };
+    } catch (err) {
+      (options.logger ?? console).error(`calpress: kept records cannot use ${file}; they are kept in memory`, err);
+    }
+  }
+  const memory = new MemoryRecords({ ...proofs, maxBytes: setting?.maxBytes });
+  return { records: parts(memory), file: null, close: async () => undefined };
+}
+
+/**
+ * Records are built after `token()` and kept under it: the options they
+ * show must be at least as new as that token, so the options cache (which
+ * notices another process's write only after up to a second) is checked
+ * again right after the token is read. Without it a record built from
+ * options another process had just replaced would carry the new site tag
+ * and be proved good until the next write.
+ */
+function withFreshOptions(records: RecordsWithParts, engine: Pick<CachedEngine, "options">): RecordCache & { stats(): RecordStats } {
+  return {
+    durable: records.durable,
+    token: async () => {
+      const token = await records.token();
+      await engine.options.recheck();
+      return token;
+    },
+    get: (keys, parts, shown) => records.get(keys, parts, shown),
+    keep: (token, kept) => records.keep(token, kept),
+    stats: () => records.stats(),
+  };
+}
+
+/**
+ * Where a site's records are kept when nobody says: beside its SQLite file
+ * (`<file>.records`); for a database server, in a file of this machine named
+ * after the database and the table prefix, in a directory of this user's
+ * only (another local user must not be able to plant records); null for a
+ * SQLite database in memory (one process: memory serves).
+ *
+ * One file per machine, not a table in the database: a list reads its 20 to
+ * 50 records in one local statement, LZ4-packed, instead of ~200 kB over the
+ * wire, and a process on another machine keeps its own file, proved by the
+ * same tags.
+ */
+export function defaultRecordFile(engine: Pick<CachedEngine, "knex" | "dialect" | "tables" | "readCache">, logger?: CachingOptions["logger"]): string | null {
+  const file = engine.dialect.filePath(engine.knex);
+  if (file !== null) return `${file}.records`;
+  if (engine.readCache === null || !engine.readCache.sharesTokens) return null;
+  const where = `${describeTarget(engine.knex.client.config as Parameters<typeof describeTarget>[0])} ${engine.tables.cacheTags}`;
+  const dir = path.join(os.tmpdir(), `calpress-${process.getuid?.() ?? "user"}`);
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = fs.statSync(dir);
+    if ((process.getuid !== undefined && st.uid !== process.getuid()) || (st.mode & 0o022) !== 0) {
+      (logger ?? console).error(`calpress: ${dir} is not this user's alone; kept records are kept in memory`);
+      return null;
+    }
+  } catch (err) {
+    (logger ?? console).error(`calpress: cannot create ${dir}; kept records are kept in memory`, err);
+    return null;
+  }
+  return path.join(dir, `records-${createHash("sha256").update(where).digest("hex").slice(0, 20)}.sqlite`);
 }
 
 function responseCacheOptions(engine: CachedEngine, setting: CachingOptions["responseCache"]): ResponseCacheOptions | undefined {
@@ -80,8 +169,18 @@ function responseCacheOptions(engine: CachedEngine, setting: CachingOptions["res
 
 async function openAnswerStore(engine: CachedEngine, options: CachingOptions): Promise<AnswerStore | undefined> {
   const setting = options.answerStore;
+  if (setting === undefined || setting === false || engine.readCache === null || !engine.cacheTagsKept) return undefined;
+  return openStoreFile(engine, setting, options.logger);
+}
+
+/** An answer store's file (`store.records` alone serves a file of kept records). */
+async function openStoreFile(
+  engine: CachedEngine,
+  setting: { file: string; version?: string; maxBytes?: number },
+  logger: CachingOptions["logger"],
+): Promise<AnswerStore> {
   const reads = engine.readCache;
-  if (setting === undefined || setting === false || reads === null || !engine.cacheTagsKept) return undefined;
+  if (reads === null) throw new Error("no revision token: nothing can be kept");
   const epoch = (await readTagVersions(engine.knex, engine.tables, [EPOCH_TAG])).get(EPOCH_TAG) ?? 0;
   // Processes on one PostgreSQL database share a store file's proofs (see sharedToken).
   const shared = reads.sharesTokens;
@@ -93,7 +192,7 @@ async function openAnswerStore(engine: CachedEngine, options: CachingOptions): P
     versions: (tags) => readTagVersions(engine.knex, engine.tables, tags),
     always: [SITE_TAG, EPOCH_TAG],
     identity: `calpress ${CALPRESS_VERSION} ${codeFingerprint()}; epoch ${epoch}; site ${setting.version ?? ""}`,
-    logger: options.logger,
+    logger,
     attach: sqliteAttachment(engine),
     changes: engine.dialect.tagChanges(engine.knex, engine.tables) ?? undefined,
   });

@@ -110,6 +110,20 @@ export class Options implements OptionsApi {
     return row.value;
   }
 
+  /**
+   * Reads the revision row now, whatever `recheckMs` says (the whole table
+   * again if it moved). What is kept for other processes (kept records,
+   * lib/cache/index.ts) calls it after reading the revision token it keeps
+   * them under: what it builds then shows options at least as new as that
+   * token, not the up to `recheckMs` old ones a write by another process
+   * may have replaced (their tag would prove such a record good forever).
+   */
+  async recheck(): Promise<void> {
+    if (this.dirty) return;
+    this.cache.checkedAt = 0;
+    await this.fresh();
+  }
+
   async timezone(): Promise<string> {
     return (await this.get("timezone")) ?? "UTC";
   }

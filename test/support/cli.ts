@@ -12,5 +12,5 @@ export async function runCli(argv: string[]): Promise<{ code: number; out: strin
 
 /** Removes a SQLite file and its companions. */
 export function removeSqliteFile(file: string): void {
-  for (const suffix of ["", "-wal", "-shm", "-journal"]) fs.rmSync(file + suffix, { force: true });
+  for (const suffix of ["", "-wal", "-shm", "-journal", ".records", ".records-wal", ".records-shm"]) fs.rmSync(file + suffix, { force: true });
 }

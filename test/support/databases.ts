@@ -57,7 +57,7 @@ const sqliteTarget: TestTarget = {
     return {
       target: file,
       async drop() {
-        for (const suffix of ["", "-wal", "-shm", "-journal"]) fs.rmSync(file + suffix, { force: true });
+        for (const suffix of ["", "-wal", "-shm", "-journal", ".records", ".records-wal", ".records-shm"]) fs.rmSync(file + suffix, { force: true });
       },
     };
   },

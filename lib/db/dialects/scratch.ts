@@ -52,7 +52,8 @@ async function withConnection<T>(target: string, work: (k: Knex) => Promise<T>):
   }
 }
 
-const SQLITE_COMPANIONS = ["", "-wal", "-shm", "-journal"];
+// With the kept-record file a site makes beside its database (lib/cache/index.ts defaultRecordFile).
+const SQLITE_COMPANIONS = ["", "-wal", "-shm", "-journal", ".records", ".records-wal", ".records-shm"];
 
 const sqlite: ScratchDatabases = {
   async create(dir, name) {
