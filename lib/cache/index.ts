@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { EngineContext } from "../engine-context";
-import { describeTarget } from "../db/target";
+import { describeConnection } from "../db/target";
 import { EPOCH_TAG, readTagVersions, SITE_TAG } from "../db/cache-tags";
 import { cacheTagsMaintained } from "../db/dialects";
 import { CALPRESS_VERSION, codeFingerprint } from "../version";
@@ -114,11 +114,16 @@ async function openRecords(engine: CachedEngine, options: CachingOptions, store:
  * and be proved good until the next write.
  */
 function withFreshOptions(records: RecordsWithParts, engine: Pick<CachedEngine, "options">): RecordCache & { stats(): RecordStats } {
+  // Once per token: under an unchanged token nothing was written since the last check.
+  let checked: string | null = null;
   return {
     durable: records.durable,
     token: async () => {
       const token = await records.token();
-      await engine.options.recheck();
+      if (token !== null && token !== checked) {
+        await engine.options.recheck();
+        checked = token;
+      }
       return token;
     },
     get: (keys, parts, shown) => records.get(keys, parts, shown),
@@ -143,7 +148,7 @@ export function defaultRecordFile(engine: Pick<CachedEngine, "knex" | "dialect" 
   const file = engine.dialect.filePath(engine.knex);
   if (file !== null) return `${file}.records`;
   if (engine.readCache === null || !engine.readCache.sharesTokens) return null;
-  const where = `${describeTarget(engine.knex.client.config as Parameters<typeof describeTarget>[0])} ${engine.tables.cacheTags}`;
+  const where = `${describeConnection(engine.knex)} ${engine.tables.cacheTags}`;
   const dir = path.join(os.tmpdir(), `calpress-${process.getuid?.() ?? "user"}`);
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });

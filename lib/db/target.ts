@@ -31,6 +31,11 @@ export function describeTarget(db: DbOption): string {
   return `the ${String(db.client ?? "database")} connection given`;
 }
 
+/** The database a knex instance is connected to, as `describeTarget` names it (a file's cache, lib/cache/index.ts, is named after it). */
+export function describeConnection(k: Knex): string {
+  return describeTarget(k.client.config as Knex.Config);
+}
+
 /**
  * Turns a `<target>` string into a knex config: the first dialect that
  * knows its URL scheme (a path with no scheme is SQLite's) builds it.

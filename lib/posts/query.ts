@@ -11,7 +11,7 @@ import { parseSearch } from "./search";
 import { countOf, likeContains, orderByList, orderByText } from "./sql";
 import { FieldCondition, FieldDef, FieldValue, OccurrenceFields, PostPage, PostQuery, POST_STATUSES } from "./types";
 import { isNotComparable, type PublishedIndex } from "./published-index";
-import { getManyAt, REPEATING_TYPES_OPTION, repeatingTypes } from "./occurrences";
+import { getManyAt, repeatingTypes } from "./occurrences";
 import { OCCURRENCE_ID_BASE } from "./occurrence-ids";
 import { applyVisibility } from "./visibility";
 
@@ -436,12 +436,7 @@ export class PostQueries {
     if (query.occurrences !== true) return undefined;
     const type = Array.isArray(query.type) ? (query.type.length === 1 ? query.type[0] : undefined) : query.type;
     const fields = type === undefined ? undefined : this.e.registry.postType(type).config.occurrenceFields;
-    if (fields === undefined || type === undefined) return undefined;
-    if ((await repeatingTypes(this.e.options)).includes(type)) return fields;
-    // The options cache notices another process's write only after a while, and the
-    // option only ever gains types: a "no" is asked of the database (one row), a "yes" is final.
-    const row = (await this.e.knex(this.e.tables.options).where({ name: REPEATING_TYPES_OPTION }).first("value")) as { value: string } | undefined;
-    return (await repeatingTypes({ get: async () => row?.value })).includes(type) ? fields : undefined;
+    return fields !== undefined && type !== undefined && (await repeatingTypes(this.e.options)).includes(type) ? fields : undefined;
   }
 
   /**
