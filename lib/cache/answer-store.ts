@@ -103,6 +103,11 @@ export interface BuiltAnswer {
  * all its answers, while no traffic can make the file grow past it.
  */
 export const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
+/**
+ * Bound on the unpacked record texts held in front of the file (heap
+ * outside V8's, in RSS): a few thousand records, the pages most read.
+ */
+const RECORD_FRONT_BYTES = 16 * 1024 * 1024;
 /** The share of the stored answers deleted, oldest first, when the bound is passed: eviction runs once per so many stores, not at each. */
 const EVICT_SHARE = 0.1;
 
@@ -294,6 +299,15 @@ export class AnswerStore {
   private readonly maxBytes: number;
   /** Proves kept records from memory (see getRecords). */
   private readonly feed: TagFeed;
+  /**
+   * Record texts lately read or kept, unpacked, in front of the file: a
+   * list page's records without a statement or LZ4. Each keeps the feed
+   * position its row was proved at and is proved from it as the row would
+   * be (so it is never good where the row would not be). Least recently
+   * used first out past RECORD_FRONT_BYTES.
+   */
+  private readonly front = new Map<string, { bytes: Buffer; tags: number[]; position: string }>();
+  private frontBytes = 0;
   /** The preset dictionary of every answer in the file (see SCHEMA); read when first needed, chosen by the first answer stored. */
   private dictionary: Buffer | undefined;
 
@@ -479,7 +493,7 @@ export class AnswerStore {
 
   /** Kept records in this file, beside the answers (records.ts). */
   readonly records: RecordCache & { stats(): RecordStats } = {
-    durable: true,
+    keepsSingleReads: true,
     stats: () => ({ ...this.recordCounters }),
     token: () => this.options.revision(),
     get: (keys, _parts, shown) => this.getRecords(keys, shown),
@@ -498,11 +512,29 @@ export class AnswerStore {
   private async getRecords(keys: readonly string[], shown?: Set<number>): Promise<Map<string, Buffer>> {
     const out = new Map<string, Buffer>();
     if (keys.length === 0) return out;
-    const wanted = new Map<number, string>();
-    for (const key of keys) wanted.set(keyId(RECORD_KEY + key), RECORD_KEY + key);
     // Read before the rows: the feed's answers then cover every commit the rows could have missed.
     const token = await this.feed.current();
     if (token === null) return out;
+    const wanted = new Map<number, string>();
+    for (const key of keys) {
+      const front = this.front.get(key);
+      if (front !== undefined) {
+        // Proved as the row it was read from is: by the feed, from its position.
+        if (this.feed.unchangedSince(front.position, front.tags) === true) {
+          this.front.delete(key);
+          this.front.set(key, front);
+          out.set(key, front.bytes);
+          addShown(shown, front.tags);
+          continue;
+        }
+        this.dropFront(key);
+      }
+      wanted.set(keyId(RECORD_KEY + key), RECORD_KEY + key);
+    }
+    if (wanted.size === 0) {
+      this.recordCounters.hits += out.size;
+      return out;
+    }
     let rows: RecordRow[];
     try {
       rows = this.selectRecords.all(JSON.stringify([...wanted.keys()])) as RecordRow[];
@@ -510,9 +542,12 @@ export class AnswerStore {
       this.options.logger?.error("stored answers: reading records failed", err);
       return out;
     }
-    const texts = (row: RecordRow): void => {
+    const texts = (row: RecordRow, tags: number[], position: string | null): void => {
       const bytes = this.unpackRecord(row);
-      if (bytes !== undefined) out.set(row.key.slice(RECORD_KEY.length), bytes);
+      if (bytes === undefined) return;
+      const key = row.key.slice(RECORD_KEY.length);
+      out.set(key, bytes);
+      if (position !== null) this.toFront(key, bytes, tags, position);
     };
     const wantedKeys = new Set(wanted.values());
     const unproved: Array<RecordRow & { pairs: Array<[number, number]>; tagIds: number[] }> = [];
@@ -527,7 +562,7 @@ export class AnswerStore {
       const tags = pairs.map(([tag]) => tag);
       const unchanged = row.token === "" ? undefined : this.feed.unchangedSince(row.token, tags);
       if (unchanged === true) {
-        texts(row);
+        texts(row, tags, row.token);
         addShown(shown, tags);
       } else if (unchanged === undefined && pairs.length > 0) unproved.push({ ...row, pairs, tagIds: tags });
     }
@@ -544,13 +579,13 @@ export class AnswerStore {
       const current = await this.options.versions([...all]);
       proved = unproved.filter((row) => row.pairs.every(([tag, version]) => (current.get(tag) ?? 0) === version));
     }
+    // Good at the state the feed was synced for before they were read (versions only grow): marked with its position.
+    const position = await this.feed.markFor(token);
     for (const row of proved) {
-      texts(row);
+      texts(row, row.tagIds, position);
       addShown(shown, row.tagIds);
     }
     this.recordCounters.proved += proved.length;
-    // Good at the state the feed was synced for before they were read (versions only grow): marked with its position.
-    const position = await this.feed.markFor(token);
     if (position !== null && proved.length > 0) {
       this.write("marking records", () => this.db.transaction(() => {
         for (const row of proved) this.retoken.run(position, row.id, row.key);
@@ -579,7 +614,29 @@ export class AnswerStore {
       }
       this.evictPastBound();
     })());
-    if (stored) this.recordCounters.kept += records.length;
+    if (stored) {
+      this.recordCounters.kept += records.length;
+      for (const r of records) this.toFront(r.key, r.bytes, unionTags(this.always, [r]), position);
+    }
+  }
+
+  /** Keeps an unpacked text in front of the file, with the feed position it is proved from (`getRecords`); oldest out past the bound. */
+  private toFront(key: string, bytes: Buffer, tags: number[], position: string): void {
+    this.dropFront(key);
+    if (bytes.length > RECORD_FRONT_BYTES / 64) return;
+    this.front.set(key, { bytes, tags, position });
+    this.frontBytes += bytes.length;
+    for (const oldest of this.front.keys()) {
+      if (this.frontBytes <= RECORD_FRONT_BYTES) break;
+      this.dropFront(oldest);
+    }
+  }
+
+  private dropFront(key: string): void {
+    const old = this.front.get(key);
+    if (old === undefined) return;
+    this.front.delete(key);
+    this.frontBytes -= old.bytes.length;
   }
 
   /** The token an answer proved under `revision` is kept with. */

@@ -89,20 +89,23 @@ async function openRecords(engine: CachedEngine, options: CachingOptions, store:
     feed: reads.tagFeed,
   };
   // Whole texts in a file or in memory; their parts (embedded terms) in memory either way.
-  const parts = (texts: RecordCache & { stats(): RecordStats }): RecordCache => withFreshOptions(new RecordsWithParts(texts, { ...proofs, always: [SITE_TAG, EPOCH_TAG] }), engine);
-  if (store !== undefined) return { records: parts(store.records), file: null, close: async () => undefined };
+  // `singles`: single reads keep the records they build too. Only with an answer store, which `--warm`
+  // fills: keeping is a write and a read of tag versions, more than a single read built once gains.
+  const parts = (texts: RecordCache & { stats(): RecordStats }, singles: boolean): RecordCache =>
+    withFreshOptions(new RecordsWithParts(texts, { ...proofs, always: [SITE_TAG, EPOCH_TAG] }), engine, singles);
+  if (store !== undefined) return { records: parts(store.records, true), file: null, close: async () => undefined };
   const setting = options.records;
   const file = setting?.file !== undefined ? setting.file : defaultRecordFile(engine, options.logger);
   if (file !== null) {
     try {
       const own = await openStoreFile(engine, { file, version: "records", maxBytes: setting?.maxBytes }, options.logger);
-      return { records: parts(own.records), file, close: () => own.close() };
+      return { records: parts(own.records, false), file, close: () => own.close() };
     } catch (err) {
       (options.logger ?? console).error(`calpress: kept records cannot use ${file}; they are kept in memory`, err);
     }
   }
   const memory = new MemoryRecords({ ...proofs, maxBytes: setting?.maxBytes });
-  return { records: parts(memory), file: null, close: async () => undefined };
+  return { records: parts(memory, false), file: null, close: async () => undefined };
 }
 
 /**
@@ -113,11 +116,11 @@ async function openRecords(engine: CachedEngine, options: CachingOptions, store:
  * options another process had just replaced would carry the new site tag
  * and be proved good until the next write.
  */
-function withFreshOptions(records: RecordsWithParts, engine: Pick<CachedEngine, "options">): RecordCache & { stats(): RecordStats } {
+function withFreshOptions(records: RecordsWithParts, engine: Pick<CachedEngine, "options">, singles: boolean): RecordCache & { stats(): RecordStats } {
   // Once per token: under an unchanged token nothing was written since the last check.
   let checked: string | null = null;
   return {
-    durable: records.durable,
+    keepsSingleReads: singles,
     token: async () => {
       const token = await records.token();
       if (token !== null && token !== checked) {

@@ -29,11 +29,11 @@ export interface KeptRecord {
 
 export interface RecordCache {
   /**
-   * Kept beyond this process's memory (a stored-answer file: it holds every
-   * record, survives restarts and is shared): worth keeping each record a
-   * single read builds too. In memory only those lists build are kept.
+   * Single reads keep the records they build too (worth it where a warm-up
+   * fills the file for every process: the answer store with `--warm`);
+   * otherwise only lists keep what they build.
    */
-  readonly durable: boolean;
+  readonly keepsSingleReads: boolean;
   /**
    * The revision token now, or null when none can be had (nothing is kept).
    * Read before the records that will be kept are loaded.
@@ -111,7 +111,7 @@ export function unionTags(always: readonly number[], records: readonly KeptRecor
 
 /** Kept records in this process's memory (sites without a stored-answer file). */
 export class MemoryRecords implements RecordCache {
-  readonly durable = false;
+  readonly keepsSingleReads = false;
   private readonly entries = new Map<string, MemoryEntry>();
   private held = 0;
   private readonly maxBytes: number;
@@ -235,14 +235,14 @@ const PART_BYTES = 2 * 1024 * 1024;
  * because it was missing is built from the database as of now.
  */
 export class RecordsWithParts implements RecordCache {
-  readonly durable: boolean;
+  readonly keepsSingleReads: boolean;
   private readonly parts: MemoryRecords;
 
   constructor(
     private readonly inner: RecordCache & { stats(): RecordStats },
     options: Omit<MemoryRecordsOptions, "maxBytes">,
   ) {
-    this.durable = inner.durable;
+    this.keepsSingleReads = inner.keepsSingleReads;
     this.parts = new MemoryRecords({ ...options, maxBytes: PART_BYTES });
   }
 

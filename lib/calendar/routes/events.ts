@@ -151,7 +151,7 @@ function addressedPost(engine: EngineApi, by: By, host: CalendarHost): (req: Res
     if (!found) {
       found = (async () => {
         // Read before the post is loaded: a record built from it is kept only if nothing committed since (lib/cache/records.ts).
-        const token = host.rest.records?.durable === true && keepsRecords(req) ? await host.rest.records.token() : null;
+        const token = host.rest.records?.keepsSingleReads === true && keepsRecords(req) ? await host.rest.records.token() : null;
         if (by === "id") {
           const id = Number(req.params.id);
           return { post: Number.isSafeInteger(id) && id > 0 ? await engine.posts.get(id, addressedEventRelations(req), [EVENT]) : undefined, token };
