@@ -171,6 +171,12 @@ forEachDatabase("recurring events: series through the API", (db) => {
       expect((await t.post("/events", { as: "contributor", json: daily("Contributor's second", 40) })).status).to.equal(201);
       expect((await t.post("/events", { as: "author", json: daily("Author's", 100) })).status).to.equal(201);
       expect((await t.post("/events", { as: "editor", json: daily("Editor's", 500) })).status).to.equal(201);
+      // The bound lowered below what the contributor has: an edit that does not grow a series still goes through
+      // (also an editor's: the author's bound applies), one that grows it does not.
+      await t.site.engine.options.set("recurrence_author_occurrences", "50");
+      const retitled = await t.post(`/events/${first.body.id}`, { as: "editor", json: { title: "Contributor's first, retitled" } });
+      expect(retitled.status, JSON.stringify(retitled.body)).to.equal(200);
+      expect((await t.post(`/events/${first.body.id}`, { as: "editor", json: { recurrence: ["RRULE:FREQ=DAILY;COUNT=21"] } })).status).to.equal(400);
     } finally {
       await t.site.engine.options.set("recurrence_author_occurrences", "");
     }
