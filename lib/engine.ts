@@ -131,7 +131,7 @@ export class Engine implements EngineApi {
           registry: new Registry(tables),
           optionsCache: new OptionsCache(options.optionsRecheckMs ?? 1000),
           clock: options.now ?? (() => new Date()),
-          readCache: new ReadCache(new DataRevision(knex, dialect), dialect.tagChanges(knex, tables)),
+          readCache: new ReadCache(new DataRevision(knex, dialect, tables), dialect.tagChanges(knex, tables)),
           searchIndex: null,
           hooks: new HookBus(),
           secret: options.secret,
@@ -236,6 +236,8 @@ export class Engine implements EngineApi {
       if (type.fieldsTable) refused = (await migrateFieldTableTags(this.knex, tables, type.name)) ?? refused;
     }
     this.shared.tagTriggers = refused ?? "kept";
+    // What was made before this migration (the response cache) holds the read cache itself: its tokens must say nothing now.
+    if (refused !== null && this.shared.readCache.needsTagTriggers) this.shared.readCache.distrustRevision();
     this.shared.searchIndex = null;
     // A new index on an analysed table has no statistics of its own, which
     // is enough for SQLite to misjudge that table's other indexes: analyse it now.
@@ -278,7 +280,10 @@ export class Engine implements EngineApi {
    * on SQLite, must not wait for the connection the transaction holds).
    */
   get readCache(): ReadCache | null {
-    return this.inTransaction || !this.shared.readCache.enabled ? null : this.shared.readCache;
+    if (this.inTransaction || !this.shared.readCache.enabled) return null;
+    // A token made by the tag triggers (MariaDB/MySQL) says nothing where a migration found them refused.
+    if (this.shared.readCache.needsTagTriggers && this.cacheTagTriggersRefused !== null) return null;
+    return this.shared.readCache;
   }
 
   /**

@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
 import type { Dialect, RevisionSource, TagChanges } from "../db/dialects/types";
+import type { Tables } from "../db/tables";
 import { isReadStatement } from "../db/read-statement";
 import { FreshRuns } from "./fresh-runs";
 import { TagFeed } from "./tag-feed";
@@ -15,9 +17,9 @@ import { TagFeed } from "./tag-feed";
  *   knex reports their statements on the root instance) bumps a counter
  *   before it runs;
  * - the database's own word on commits by anyone (`Dialect.revisionSource`:
- *   SQLite's `PRAGMA data_version`, PostgreSQL's `txid_current_snapshot()`;
- *   see lib/db/dialects). MariaDB has no such statement, so nothing is
- *   cached there and every read asks the database.
+ *   SQLite's `PRAGMA data_version`, PostgreSQL's `txid_current_snapshot()`,
+ *   MariaDB/MySQL's commit slots bumped by the tag triggers; see
+ *   lib/db/dialects).
  */
 export class DataRevision {
   private local = 0;
@@ -25,14 +27,29 @@ export class DataRevision {
   /** Null where the database has no word on commits (then `enabled` is false). */
   private readonly source: RevisionSource | null;
 
-  constructor(knex: Knex, dialect: Dialect) {
-    this.source = dialect.revisionSource(knex);
+  constructor(knex: Knex, dialect: Dialect, tables: Tables) {
+    this.source = dialect.revisionSource(knex, tables);
     this.enabled = this.source !== null;
     if (this.enabled) {
       knex.on("query", (q: { sql?: unknown }) => {
         if (!isReadStatement(q.sql)) this.local++;
       });
     }
+  }
+
+  private distrusted = false;
+
+  /**
+   * The database's word can no longer be trusted (its triggers were
+   * refused, `needsTagTriggers`): from now on every token is new.
+   */
+  distrust(): void {
+    this.distrusted = true;
+  }
+
+  /** Whether the token is made by the cache-tag triggers (MariaDB/MySQL): nothing may be cached by it until a migration found them. */
+  get needsTagTriggers(): boolean {
+    return this.source?.needsTagTriggers ?? false;
   }
 
   /** Whether the database part of the token is the same in every process (PostgreSQL's snapshot; SQLite's `data_version` is per connection). */
@@ -54,6 +71,8 @@ export class DataRevision {
    * token and so never served once that write is done.
    */
   current(): Promise<string> {
+    // A new token at every read: nothing is ever reused under it.
+    if (this.distrusted) return Promise.resolve(`${this.local}:${randomUUID()}`);
     if (this.source === null || this.source.private) return Promise.resolve(String(this.local));
     return this.checks.after();
   }
@@ -117,6 +136,16 @@ export class ReadCache {
 
   get enabled(): boolean {
     return this.revision.enabled;
+  }
+
+  /** `DataRevision.needsTagTriggers`. */
+  get needsTagTriggers(): boolean {
+    return this.revision.needsTagTriggers;
+  }
+
+  /** `DataRevision.distrust`. */
+  distrustRevision(): void {
+    this.revision.distrust();
   }
 
   /** The feed of the database's tag changes this cache proves shared rows with (kept records in memory use it too); null without one. */

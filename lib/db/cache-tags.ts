@@ -31,7 +31,8 @@ import type { TableKey, Tables } from "./tables";
  * transaction's id), so that `Dialect.tagChanges` can say which tags changed
  * since a position: the published index (lib/posts/published-index.ts)
  * reads those posts again instead of everything. MariaDB/MySQL leave it
- * NULL: nothing there tells the order of commits.
+ * NULL: nothing there tells the order of commits (their revision token is the
+ * sum of the commit slots, `COMMIT_SLOT_TAGS`).
  *
  * This file holds what every database shares: the numbering and which
  * tables bump which tags. Each dialect writes the triggers in its own SQL
@@ -39,8 +40,7 @@ import type { TableKey, Tables } from "./tables";
  * made by `migrateCacheTags` (lib/db/migrations.ts). Every database keeps
  * the tags, so write guards work on all (lib/cache/write-guard.ts); a
  * MariaDB/MySQL server may refuse the triggers (`TriggersRefused`), and then
- * nothing relies on them. Answers are still not kept on MariaDB/MySQL: that
- * also takes a revision token, which it lacks (lib/cache/revision.ts).
+ * nothing relies on them (nor on the revision token they make there).
  */
 export const postTag = (id: number): number => id * 4;
 export const termTag = (id: number): number => id * 4 + 1;
@@ -52,6 +52,17 @@ export const SLUGS_TAG = 6;
  * stored for the old one, though its other tags start from 0 again.
  */
 export const EPOCH_TAG = 10;
+
+/**
+ * MariaDB/MySQL's commit counter (its revision token, lib/db/dialects/mysql.ts):
+ * every trigger also bumps one of these slot tags, chosen by the writing
+ * connection (`CONNECTION_ID() % COMMIT_SLOTS`), in the write's transaction.
+ * Their sum grows with every commit that wrote a tagged table and becomes
+ * visible with it; slots keep concurrent writers on other connections from
+ * waiting for one row until each commits. Kind 2 (site-wide), from 14 up.
+ */
+export const COMMIT_SLOTS = 16;
+export const COMMIT_SLOT_TAGS: readonly number[] = Array.from({ length: COMMIT_SLOTS }, (_, i) => 14 + 4 * i);
 
 const SLUG_BUCKETS = 1 << 20;
 

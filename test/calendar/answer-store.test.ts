@@ -45,16 +45,7 @@ forEachDatabase("calendar: stored answers", (db) => {
     return { status: res.status, body: res.body, text: JSON.stringify(res.body), how };
   };
 
-  it("is not opened on MariaDB/MySQL (tags are kept, but no revision token says whether anything committed while an answer was built)", function () {
-    if (db.name !== "mysql") this.skip();
-    expect(site().site.rest.answerStore).to.equal(undefined);
-  });
-
   describe("where it is kept", function () {
-    before(function () {
-      if (db.name === "mysql") this.skip();
-    });
-
     it("answers a second read of an event from the store, with the same bytes and headers", async () => {
       const t = site();
       const venue = await t.post("/venues", { as: "editor", json: { venue: "Stored Hall", city: "Delft", status: "publish" } });
@@ -256,7 +247,6 @@ forEachDatabase("calendar: a bounded answer store", (db) => {
   after(() => removeStore(file));
 
   it("stays within answerStore.maxBytes whatever is asked, evicting the oldest answers, and still answers right", async function () {
-    if (db.name === "mysql") this.skip();
     const t = site();
     const s = t.site.rest.answerStore;
     if (s === undefined) throw new Error("no answer store");
@@ -275,7 +265,6 @@ forEachDatabase("calendar: a bounded answer store", (db) => {
 
 forEachDatabase("calendar: stored answers shared by two sites on one database", (db) => {
   it("a write through one site is seen in the other's stored answers, and a store file from another database is emptied", async function () {
-    if (db.name === "mysql") this.skip();
     const database = await db.create();
     const file = storeFile();
     const a = await startTestSite({ target: database.target, fixture: "minimal", timezone: "UTC", responseCache: false, answerStore: { file } });

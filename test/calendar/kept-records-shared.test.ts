@@ -67,11 +67,6 @@ forEachDatabase("calendar: kept records shared by processes", (db) => {
   };
 
   it("keeps records in one file outside the heap by default, and reuses those another process built", async function () {
-    if (db.name === "mysql") {
-      // No revision token on MariaDB/MySQL: nothing is kept (see lib/cache/README.md).
-      expect(records()).to.equal(undefined);
-      this.skip();
-    }
     // Built and kept by the child first.
     for (const q of QUERIES) await text(childUrl(q));
     const before = records()?.stats();

@@ -55,7 +55,8 @@ async function keepsListAcrossWrites(t: TestSite, db: TestTarget): Promise<void>
   const before = cache.stats().proved;
   expect((await t.post(`/events/${other.id}`, { as: "editor", json: { excerpt: "Changed, elsewhere." } })).status).to.equal(200);
   expect(await read()).to.deep.equal(first);
-  expect(cache.stats().proved).to.equal(before + 1);
+  // Proved by the tag feed, which MariaDB/MySQL lack (no order of commits): built again there.
+  if (t.site.engine.readCache?.tagFeed !== null) expect(cache.stats().proved).to.equal(before + 1);
 
   // Every change to what it shows is seen on the next read.
   expect((await t.post(`/events/${shown.id}`, { as: "editor", json: { title: "Keepable Recital, Again" } })).status).to.equal(200);
@@ -102,7 +103,8 @@ async function keepsVenueListAcrossWrites(t: TestSite): Promise<void> {
   const before = cache.stats().proved;
   expect((await t.post(`/events/${event.id}`, { as: "editor", json: { excerpt: "Still at the busy hall." } })).status).to.equal(200);
   expect(await read()).to.deep.equal(first);
-  expect(cache.stats().proved).to.equal(before + 1);
+  // Proved by the tag feed, which MariaDB/MySQL lack (no order of commits): built again there.
+  if (t.site.engine.readCache?.tagFeed !== null) expect(cache.stats().proved).to.equal(before + 1);
   expect((await t.post(`/venues/${busy.body.id}`, { as: "editor", json: { venue: "Busy Hall Renamed" } })).status).to.equal(200);
   expect(names(await read())).to.include("Busy Hall Renamed");
   await read();
@@ -133,9 +135,8 @@ forEachDatabase("response cache on calendar reads", (db) => {
     expect(third?.status).to.equal(200);
     expect(third?.body).to.deep.equal(first.body);
     // SQLite: nothing through the pool (a file's revision is read on a connection of its own).
-    // PostgreSQL: only the revision check. MariaDB: the whole read.
-    if (db.name === "mysql") expect(statements).to.be.greaterThan(1);
-    else expect(statements).to.equal(db.name === "sqlite" ? 0 : 1);
+    // PostgreSQL, MariaDB: only the revision check.
+    expect(statements).to.equal(db.name === "sqlite" ? 0 : 1);
   });
 
   it("shows a write made through the API at once", async () => {
@@ -196,8 +197,6 @@ forEachDatabase("response cache on calendar reads", (db) => {
 });
 
 forEachDatabase("response cache: list answers outliving writes", (db) => {
-  // MariaDB/MySQL give no revision token: nothing is kept there.
-  if (db.name === "mysql") return;
   describe("records kept in memory", () => {
     const site = useSite(db);
     it("keeps the list across an edit of another event and shows each change to what it shows at once", () => keepsListAcrossWrites(site(), db));
@@ -214,7 +213,6 @@ forEachDatabase("response cache: list answers outliving writes", (db) => {
 });
 
 forEachDatabase("response cache: what a kept answer's check holds", (db) => {
-  if (db.name === "mysql") return;
   const site = useSite(db);
 
   it("keeps no request alive with the answer: the check closes over its own arguments only", async function () {

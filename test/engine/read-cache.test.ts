@@ -61,7 +61,7 @@ forEachDatabase("engine: list totals stay exact", (db) => {
     }
   });
 
-  it("a token every process shares: PostgreSQL's snapshot, equal in two engines until anything commits", async function () {
+  it("a token every process shares: PostgreSQL's snapshot, MariaDB's commit slots, equal in two engines until anything commits", async function () {
     const { engine } = fx();
     if (engine.readCache === null) this.skip();
     const other = await createEngine(fx().target);
@@ -69,7 +69,7 @@ forEachDatabase("engine: list totals stay exact", (db) => {
       other.engine.registerPostType("article", { supports: ["title"] });
       const mine = engine.readCache!;
       const theirs = other.engine.readCache!;
-      if (db.name !== "postgres") {
+      if (db.name === "sqlite") {
         // SQLite's data_version is per connection: no token can be compared across processes.
         expect(await mine.sharedToken()).to.equal(null);
         return;
@@ -103,7 +103,9 @@ forEachDatabase("engine: list totals stay exact", (db) => {
           throw new Error("roll back");
         })
         .catch(() => undefined);
-      expect(await theirs.sharedToken()).to.not.equal(beforeRollback);
+      // MariaDB's sum of commit slots does not move for a rollback: nothing committed.
+      if (db.name === "postgres") expect(await theirs.sharedToken()).to.not.equal(beforeRollback);
+      else expect(await theirs.sharedToken()).to.equal(beforeRollback);
     } finally {
       await other.close();
     }

@@ -81,6 +81,20 @@ const server = testTargets().find((t) => t.name === "mysql");
     expect((await t.post(url, { as: "editor", json: { title: "First" } })).status).to.equal(200);
   });
 
+  it("keeps nothing by the revision token the triggers would make: another writer's change shows at once", async () => {
+    const t = site!;
+    expect(t.site.engine.readCache).to.equal(null);
+    expect(t.site.rest.records).to.equal(undefined);
+    const event = await makeEvent(t, { title: "Untracked Night", status: "publish" });
+    const url = `/events/${event.id}`;
+    for (let i = 0; i < 3; i++) expect((await t.get(url)).body.title).to.equal("Untracked Night");
+    expect((await t.get("/events?per_page=50")).body.events.map((e: { title: string }) => e.title)).to.include("Untracked Night");
+    // Another writer (no trigger bumps anything): the response cache made before the migration must not answer from before.
+    await asAdmin("UPDATE ?? SET title = 'Renamed Elsewhere' WHERE id = ?", [`${name}.cp_posts`, String(event.id)]);
+    expect((await t.get(url)).body.title).to.equal("Renamed Elsewhere");
+    expect((await t.get("/events?per_page=50")).body.events.map((e: { title: string }) => e.title)).to.include("Renamed Elsewhere");
+  });
+
   it("a migration with the privilege adds them (idempotently), and from then on the tags are kept", async () => {
     await asAdmin("GRANT TRIGGER ON ??.* TO ?@'127.0.0.1'", [name, user]);
     // A database-wide grant reaches new connections: the site started again, as a host would.

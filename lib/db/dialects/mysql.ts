@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Knex } from "knex";
-import { POST_OWNED, SITE_TABLES, SITE_TAG, SLUGS_TAG, slugBucketSql } from "../cache-tags";
+import { COMMIT_SLOT_TAGS, COMMIT_SLOTS, POST_OWNED, SITE_TABLES, SITE_TAG, SLUGS_TAG, slugBucketSql } from "../cache-tags";
 import { quoted, TABLE_BASES, type Tables } from "../tables";
-import type { CacheTagTriggers, Dialect, TriggersRefused } from "./types";
+import type { CacheTagTriggers, Dialect, RevisionSource, TriggersRefused } from "./types";
 
 /** `mysql://` or `mariadb://user:password@host:port/database`. */
 function configFromTarget(target: string): Knex.Config | null {
@@ -45,12 +45,44 @@ function configFromTarget(target: string): Knex.Config | null {
  *
  * No `stamp`: nothing here orders commits (`tagChanges` is null), so the
  * layers that follow tag changes stay off (lib/cache/README.md).
+ *
+ * Every trigger also bumps the writing connection's commit slot
+ * (`COMMIT_SLOT_TAGS`): the revision token is their sum (`revisionSource`).
+ * It changes with every commit that wrote a tagged table, and exactly when
+ * that commit becomes visible (the bump is one of its rows), which InnoDB's
+ * LSN or a status counter would not say. One connection writes one
+ * transaction at a time, so writers on other connections rarely wait for
+ * the same slot (two connections whose ids share a slot do).
  */
 type MysqlTrigger = { name: string; table: string; event: "INSERT" | "UPDATE" | "DELETE"; body: string };
 
 /** The bump of tag `expr` (a statement of a trigger body). */
 function bump(knex: Knex, tables: Tables, expr: string): string {
   return `INSERT INTO ${quoted(knex, tables.cacheTags)} (tag, version) VALUES (${expr}, 1) ON DUPLICATE KEY UPDATE version = version + 1;`;
+}
+
+/** The bump of the writing connection's commit slot (`COMMIT_SLOT_TAGS`: 14, 18, …). */
+function commitSlotBump(knex: Knex, tables: Tables): string {
+  return bump(knex, tables, `${COMMIT_SLOT_TAGS[0]} + 4 * (CONNECTION_ID() % ${COMMIT_SLOTS})`);
+}
+
+/**
+ * The revision token: the sum of the commit slots, one statement on their
+ * 16 rows (primary key). Every slot only grows, so the sum changes with
+ * every commit that bumped one, as every write to a tagged table does;
+ * every process reads the same sum for the same commits.
+ */
+function revisionSource(k: Knex, tables: Tables): RevisionSource {
+  return {
+    private: false,
+    sharedAcrossProcesses: true,
+    needsTagTriggers: true,
+    async read() {
+      const [rows] = (await k.raw(`select cast(coalesce(sum(version), 0) as char) as s from ?? where tag in (${COMMIT_SLOT_TAGS.join(", ")})`, [tables.cacheTags])) as [Array<{ s: string }>, unknown];
+      return rows[0]?.s ?? "";
+    },
+    close: async () => undefined,
+  };
 }
 
 /** `slugTag` in MariaDB/MySQL: `length` counts bytes and `/` does not truncate; a character's code point is its UTF-32 value. */
@@ -72,7 +104,7 @@ function rowTriggers(knex: Knex, tables: Tables, base: string, statements: (row:
     name: tables.name(`cache_tag_${named}_${op}`),
     table,
     event,
-    body: `BEGIN ${statements(row, event)} END`,
+    body: `BEGIN ${commitSlotBump(knex, tables)} ${statements(row, event)} END`,
   });
   return [trigger("ins", "INSERT", "NEW"), trigger("upd", "UPDATE", "NEW"), trigger("del", "DELETE", "OLD")];
 }
@@ -150,8 +182,9 @@ const tagTriggers: CacheTagTriggers = {
  * MariaDB/MySQL: concurrent writers lock rows; a failed statement is rolled
  * back alone; tables are InnoDB, utf8mb4 with a binary collation (so text
  * sorts by code point). No RETURNING. Cache tags are kept by triggers (so
- * `If-Match` writes are guarded), but there is no cheap commit counter and
- * nothing orders commits: nothing is cached or stored by revision there. MariaDB has
+ * `If-Match` writes are guarded, and the commit slots they bump make the
+ * revision token), but nothing orders commits: no tag feed, so no published
+ * index. MariaDB has
  * no n-gram parser, and a FULLTEXT index finds whole words or word prefixes
  * only, which cannot narrow a substring search without losing matches:
  * search scans.
@@ -198,7 +231,7 @@ export const mysql: Dialect = {
   searchIndex: null,
   searchCaseFolding: null,
 
-  revisionSource: () => null,
+  revisionSource,
 
   withBulkSettings: (_k, work) => work(),
   async firstFreeId(k, _tables, table) {

@@ -316,6 +316,7 @@ function revisionSource(k: Knex): RevisionSource {
   return {
     private: false,
     sharedAcrossProcesses: true,
+    needsTagTriggers: false,
     async read() {
       const result = (await k.raw("select txid_current_snapshot()::text as s")) as { rows: Array<{ s: string }> };
       return result.rows[0]?.s ?? "";

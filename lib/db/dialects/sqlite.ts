@@ -77,6 +77,7 @@ function revisionSource(k: Knex): RevisionSource {
   return {
     private: privateMemory,
     sharedAcrossProcesses: false,
+    needsTagTriggers: false,
     async read() {
       if (watchedFile !== null) return watchedVersion(watchedFile);
       // A SQLite database this engine did not open (a host's knex): asked on the pool's connection.

@@ -117,7 +117,7 @@ export interface Dialect {
   // ---------------------------------------------------------------- revision
 
   /** The database's word on commits by anyone (lib/cache/revision.ts); null: it has none, so nothing is cached. */
-  revisionSource(k: Knex): RevisionSource | null;
+  revisionSource(k: Knex, tables: Tables): RevisionSource | null;
 
   // ---------------------------------------------------------------- bulk loads (lib/fixtures/bulk.ts)
 
@@ -186,6 +186,8 @@ export interface RevisionSource {
   readonly private: boolean;
   /** Whether `read` gives the same value in every process on the database. */
   readonly sharedAcrossProcesses: boolean;
+  /** The value is made by the cache-tag triggers (MariaDB/MySQL): it says nothing until a migration found them in place. */
+  readonly needsTagTriggers: boolean;
   /** The database's part of the revision token now. */
   read(): Promise<string>;
   /** Releases what `read` holds open. */
