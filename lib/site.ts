@@ -143,8 +143,8 @@ export interface SiteOptions {
   loginLimit?: LoginLimiterOptions | false;
   /**
    * Reuse of whole anonymous GET answers of the calendar routes while the
-   * database is unchanged (SQLite and PostgreSQL, where a change can be
-   * detected with one cheap statement; see lib/cache/revision.ts and
+   * database is unchanged (a change is detected with one cheap statement
+   * on every database; see lib/cache/revision.ts and
    * lib/cache/response-cache.ts). `false` turns it
    * off. Default: on, 16 MiB, answers at most 1 s old.
    */
@@ -155,7 +155,7 @@ export interface SiteOptions {
    * they show has changed (lib/cache/answer-store.ts). Each is proved
    * still good against the database's cache tags before it is sent, so
    * several processes (and writers other than calpress) are safe. SQLite
-   * and PostgreSQL; ignored on MariaDB/MySQL. `version` names your own code:
+   * and PostgreSQL, and MariaDB/MySQL where the server allowed the cache-tag triggers. `version` names your own code:
    * change it when a deploy changes what answers look like, and the stored
    * ones are dropped. `maxBytes` bounds the answers in the file (default
    * 512 MiB): past it the oldest stored tenth is deleted. Default: off.
@@ -167,11 +167,12 @@ export interface SiteOptions {
    * and filter that shows it (anonymous readers). Kept by default outside
    * the heap, in a SQLite file every process of the site shares: the
    * `answerStore`'s file when there is one, else `file` (default: beside a
-   * SQLite database as `<file>.records`; for PostgreSQL a file of this
+   * SQLite database as `<file>.records`; for a database server a file of this
    * machine in a directory of this user's own under the temporary
    * directory; `null`: in memory). In memory (a SQLite database in memory,
    * or a file that cannot be opened) at most `maxBytes` (default 16 MiB).
-   * `false` turns them off. SQLite and PostgreSQL.
+   * `false` turns them off. Every database (a MariaDB/MySQL server that
+   * refused the cache-tag triggers keeps none).
    */
   records?: { maxBytes?: number; file?: string | null } | false;
   /**

@@ -137,7 +137,7 @@ function withFreshOptions(records: RecordsWithParts, engine: Pick<CachedEngine, 
 
 /**
  * Where a site's records are kept when nobody says: beside its SQLite file
- * (`<file>.records`); for a database server, in a file of this machine named
+ * (`<file>.records`); for a database server (PostgreSQL, MariaDB), in a file of this machine named
  * after the database and the table prefix, in a directory of this user's
  * only (another local user must not be able to plant records); null for a
  * SQLite database in memory (one process: memory serves).

@@ -34,7 +34,7 @@ Run "calpress <command> --help" for the options of a command; "calpress --versio
   --user          make sure this user exists with this role and application password (repeatable);
                   a fixture's published passwords are taken from it; under 16 letters and digits warns
   --answer-store  keep anonymous answers of single events, venues and organizers in this SQLite
-                  file and reuse them while nothing they show changed (SQLite and PostgreSQL)
+                  file and reuse them while nothing they show changed
   --answer-store-max  bound on the stored answers, in MiB (default 512); past it the oldest
                   stored tenth is deleted
   --warm          after start, request every public event, venue and organizer once (by ID and

@@ -208,7 +208,7 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
     if (site.siteUrl !== undefined) io.out(`${"Site URL:".padEnd(15)}${site.siteUrl} (every generated URL)`);
     const origin = `http://${shownHost}:${port}`;
     for (const page of pages) io.out(`${`${page.title}:`.padEnd(15)}${origin}${page.path}`);
-    if (answerFile !== undefined && !storeAvailable) io.err("calpress: --answer-store is not available on this database (SQLite and PostgreSQL only); answers are built every time");
+    if (answerFile !== undefined && !storeAvailable) io.err("calpress: --answer-store is not available on this database (its server refused the cache-tag triggers); answers are built every time");
     if (warm && storeAvailable) {
       // In the background: the server answers meanwhile.
       warming = warmStoredAnswers(root, storedAnswerPaths(site.engine), io).catch((err: Error) => io.err(`calpress: warming stored answers failed: ${err.message}`));
