@@ -7,7 +7,7 @@ import { createSite, type Site } from "../site";
 import { normaliseAppPassword } from "../users/users";
 import { parseTrustProxy, type TrustProxy } from "../routes/client-address";
 import { storedAnswerPaths } from "../calendar/stored-paths";
-import { warmStoredAnswers } from "./warm";
+import { warmKeptRecords, warmStoredAnswers } from "./warm";
 import { announceListening, answerLivenessChecks, isServeWorker, parseWorkers, parseWorkerTimeout, runPrimary } from "./workers";
 import type { CliIO } from "./io";
 import { errorPages, pageTitle } from "../pages";
@@ -212,6 +212,9 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
     if (warm && storeAvailable) {
       // In the background: the server answers meanwhile.
       warming = warmStoredAnswers(root, storedAnswerPaths(site.engine), io).catch((err: Error) => io.err(`calpress: warming stored answers failed: ${err.message}`));
+    } else if (recordsKept) {
+      // `--warm` keeps them with the answers; otherwise the upcoming events' records are built once, in the background.
+      warming = warmKeptRecords(root, io).catch((err: Error) => io.err(`calpress: keeping event records failed: ${err.message}`));
     }
     if (toLoadWasDemo(fixtureName, freshDefault)) {
       io.out(`Demo site loaded. Try:  curl ${root}calendar/events/v1/events`);
@@ -223,11 +226,13 @@ async function serve(argv: string[], io: CliIO): Promise<number> {
     }
   };
   const storeAvailable = site.rest.answerStore !== undefined;
+  const recordsKept = site.rest.records !== undefined;
   let warming: Promise<unknown> = Promise.resolve();
 
   if (workers !== undefined && !inWorker) {
     // The primary serves nothing: the workers open the site again. It keeps
-    // its own open only to list what `--warm` requests (through the workers).
+    // its own open only to list what `--warm` requests (through the workers);
+    // the records warm-up needs only their address.
     if (!warm) await site.close();
     const code = await runPrimary(workers, io, { ready: (port) => announce(port) }, workerTimeoutMs);
     await warming;

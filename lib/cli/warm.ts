@@ -49,3 +49,57 @@ export async function warmStoredAnswers(
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   io.out(`calpress warmed ${done - failed} stored answers in ${seconds} s${failed > 0 ? ` (${failed} requests did not answer 200)` : ""}`);
 }
+
+/** Bound on the list pages the records warm-up asks for (50 events each): the data decides the rest. */
+const MAX_RECORD_PAGES = 20_000;
+
+/**
+ * Builds the kept records (lib/cache/records.ts) of every upcoming event
+ * once after start: the event list, 50 a page, one page at a time through
+ * calpress's own listening address, so that the first month or venue a
+ * reader asks for is pasted from the record file rather than built. One
+ * request at a time leaves the other cores to readers; the records are kept
+ * in the file every process shares, so this runs once per start, not per
+ * worker. Reports progress on stderr and the total on stdout.
+ */
+export async function warmKeptRecords(root: string, io: CliIO): Promise<void> {
+  const started = Date.now();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const get = (url: string): Promise<{ status: number; pages: number; count: number }> =>
+    new Promise((resolve) => {
+      const req = http.get(url, { agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          let count = 0;
+          try {
+            count = (JSON.parse(Buffer.concat(chunks).toString("utf8")) as { events?: unknown[] }).events?.length ?? 0;
+          } catch {
+            /* not a list: counted as none */
+          }
+          resolve({ status: res.statusCode ?? 0, pages: Number(res.headers["x-wp-totalpages"] ?? 0), count });
+        });
+        res.on("error", () => resolve({ status: 0, pages: 0, count: 0 }));
+      });
+      req.on("error", () => resolve({ status: 0, pages: 0, count: 0 }));
+    });
+  let events = 0;
+  let pages = 1;
+  let reported = started;
+  try {
+    for (let page = 1; page <= Math.min(pages, MAX_RECORD_PAGES); page++) {
+      const r = await get(`${root}calendar/events/v1/events?per_page=50&page=${page}`);
+      if (r.status !== 200) break;
+      if (page === 1) pages = r.pages;
+      events += r.count;
+      const now = Date.now();
+      if (now - reported >= 5000) {
+        reported = now;
+        io.err(`keeping event records: page ${page} of ${pages}`);
+      }
+    }
+  } finally {
+    agent.destroy();
+  }
+  io.out(`calpress kept the records of ${events} upcoming events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}

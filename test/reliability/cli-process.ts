@@ -15,6 +15,8 @@ export interface Server {
   root: string;
   port: number;
   stderr: () => string;
+  /** Everything it printed on stdout so far. */
+  stdout: () => string;
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -41,7 +43,7 @@ export async function startServer(args: string[], timeoutMs = 30_000): Promise<S
   });
   const m = /^calpress listening on (http:\/\/127\.0\.0\.1:(\d+)\/wp-json\/)$/.exec(line);
   if (!m) throw new Error(`unexpected ready line: ${line}`);
-  return { child, root: m[1] as string, port: Number(m[2]), stderr: () => stderr, exit };
+  return { child, root: m[1] as string, port: Number(m[2]), stderr: () => stderr, stdout: () => stdout, exit };
 }
 
 export interface Reply {
