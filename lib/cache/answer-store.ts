@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Answer } from "./answer";
 import type { TagChanges } from "../db/dialects/types";
 import { SQLITE_PAGE_CACHE_KIB } from "../db/dialects/sqlite-connection";
-import { addShown, unionTags, type KeptRecord, type RecordCache, type RecordStats } from "./records";
+import { addShown, BytesBoundedMap, unionTags, type KeptRecord, type RecordCache, type RecordStats } from "./records";
 import { TagFeed } from "./tag-feed";
 
 /**
@@ -306,8 +306,7 @@ export class AnswerStore {
    * be (so it is never good where the row would not be). Least recently
    * used first out past RECORD_FRONT_BYTES.
    */
-  private readonly front = new Map<string, { bytes: Buffer; tags: number[]; position: string }>();
-  private frontBytes = 0;
+  private readonly front = new BytesBoundedMap<{ bytes: Buffer; tags: number[]; position: string }>(RECORD_FRONT_BYTES, RECORD_FRONT_BYTES / 64);
   /** The preset dictionary of every answer in the file (see SCHEMA); read when first needed, chosen by the first answer stored. */
   private dictionary: Buffer | undefined;
 
@@ -521,13 +520,12 @@ export class AnswerStore {
       if (front !== undefined) {
         // Proved as the row it was read from is: by the feed, from its position.
         if (this.feed.unchangedSince(front.position, front.tags) === true) {
-          this.front.delete(key);
-          this.front.set(key, front);
+          this.front.touch(key);
           out.set(key, front.bytes);
           addShown(shown, front.tags);
           continue;
         }
-        this.dropFront(key);
+        this.front.delete(key);
       }
       wanted.set(keyId(RECORD_KEY + key), RECORD_KEY + key);
     }
@@ -547,7 +545,7 @@ export class AnswerStore {
       if (bytes === undefined) return;
       const key = row.key.slice(RECORD_KEY.length);
       out.set(key, bytes);
-      if (position !== null) this.toFront(key, bytes, tags, position);
+      if (position !== null) this.front.set(key, { bytes, tags, position });
     };
     const wantedKeys = new Set(wanted.values());
     const unproved: Array<RecordRow & { pairs: Array<[number, number]>; tagIds: number[] }> = [];
@@ -616,27 +614,8 @@ export class AnswerStore {
     })());
     if (stored) {
       this.recordCounters.kept += records.length;
-      for (const r of records) this.toFront(r.key, r.bytes, unionTags(this.always, [r]), position);
+      for (const r of records) this.front.set(r.key, { bytes: r.bytes, tags: unionTags(this.always, [r]), position });
     }
-  }
-
-  /** Keeps an unpacked text in front of the file, with the feed position it is proved from (`getRecords`); oldest out past the bound. */
-  private toFront(key: string, bytes: Buffer, tags: number[], position: string): void {
-    this.dropFront(key);
-    if (bytes.length > RECORD_FRONT_BYTES / 64) return;
-    this.front.set(key, { bytes, tags, position });
-    this.frontBytes += bytes.length;
-    for (const oldest of this.front.keys()) {
-      if (this.frontBytes <= RECORD_FRONT_BYTES) break;
-      this.dropFront(oldest);
-    }
-  }
-
-  private dropFront(key: string): void {
-    const old = this.front.get(key);
-    if (old === undefined) return;
-    this.front.delete(key);
-    this.frontBytes -= old.bytes.length;
   }
 
   /** The token an answer proved under `revision` is kept with. */

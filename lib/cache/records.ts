@@ -109,16 +109,69 @@ export function unionTags(always: readonly number[], records: readonly KeptRecor
   return [...all].sort((a, b) => a - b);
 }
 
+/**
+ * Texts by key in memory, bounded by their bytes: past `maxBytes` the
+ * oldest set (or touched) goes first (a Map iterates in insertion order).
+ * A text over `maxEntryBytes` is not kept.
+ */
+export class BytesBoundedMap<V extends { readonly bytes: Buffer }> {
+  private readonly map = new Map<string, V>();
+  private held = 0;
+
+  constructor(
+    readonly maxBytes: number,
+    private readonly maxEntryBytes = maxBytes,
+  ) {}
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  /** The bytes of the texts held. */
+  get bytes(): number {
+    return this.held;
+  }
+
+  get(key: string): V | undefined {
+    return this.map.get(key);
+  }
+
+  /** Keeps `value` under `key` as the newest (an older one under it goes), unless it is too large. */
+  set(key: string, value: V): void {
+    this.delete(key);
+    if (value.bytes.length > this.maxEntryBytes) return;
+    this.map.set(key, value);
+    this.held += value.bytes.length;
+    for (const oldest of this.map.keys()) {
+      if (this.held <= this.maxBytes) break;
+      this.delete(oldest);
+    }
+  }
+
+  /** Makes the value under `key` the newest (last out). */
+  touch(key: string): void {
+    const value = this.map.get(key);
+    if (value === undefined) return;
+    this.map.delete(key);
+    this.map.set(key, value);
+  }
+
+  delete(key: string): void {
+    const old = this.map.get(key);
+    if (old === undefined) return;
+    this.map.delete(key);
+    this.held -= old.bytes.length;
+  }
+}
+
 /** Kept records in this process's memory (sites without a stored-answer file). */
 export class MemoryRecords implements RecordCache {
   readonly keepsSingleReads = false;
-  private readonly entries = new Map<string, MemoryEntry>();
-  private held = 0;
-  private readonly maxBytes: number;
+  private readonly entries: BytesBoundedMap<MemoryEntry>;
   private readonly counters = { hits: 0, proved: 0, kept: 0, skipped: 0 };
 
   constructor(private readonly options: MemoryRecordsOptions) {
-    this.maxBytes = options.maxBytes ?? DEFAULT_MEMORY_RECORD_BYTES;
+    this.entries = new BytesBoundedMap(options.maxBytes ?? DEFAULT_MEMORY_RECORD_BYTES);
   }
 
   token(): Promise<string | null> {
@@ -126,7 +179,7 @@ export class MemoryRecords implements RecordCache {
   }
 
   stats(): { hits: number; proved: number; kept: number; skipped: number; entries: number; bytes: number } {
-    return { ...this.counters, entries: this.entries.size, bytes: this.held };
+    return { ...this.counters, entries: this.entries.size, bytes: this.entries.bytes };
   }
 
   async get(keys: readonly string[], _parts?: PartSource, shown?: Set<number>): Promise<Map<string, Buffer>> {
@@ -153,7 +206,7 @@ export class MemoryRecords implements RecordCache {
           out.set(key, e.bytes);
           addShown(shown, e.tags);
           this.counters.proved++;
-        } else this.drop(key);
+        } else this.entries.delete(key);
       }
     } else if (unproved.length > 0) {
       const tags = new Set<number>();
@@ -168,7 +221,7 @@ export class MemoryRecords implements RecordCache {
           out.set(key, e.bytes);
           addShown(shown, e.tags);
           this.counters.proved++;
-        } else this.drop(key);
+        } else this.entries.delete(key);
       }
     }
     return out;
@@ -187,25 +240,9 @@ export class MemoryRecords implements RecordCache {
     }
     for (const r of records) {
       const tags = unionTags(this.options.always, [r]);
-      this.drop(r.key);
-      if (r.bytes.length > this.maxBytes) continue;
       this.entries.set(r.key, { bytes: r.bytes, tags, versions: versions === null ? null : tags.map((t) => versions.get(t) ?? 0), position, token });
-      this.held += r.bytes.length;
-      this.counters.kept++;
+      if (this.entries.get(r.key) !== undefined) this.counters.kept++;
     }
-    // Oldest kept first out (a Map iterates in insertion order).
-    while (this.held > this.maxBytes) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.drop(oldest);
-    }
-  }
-
-  private drop(key: string): void {
-    const old = this.entries.get(key);
-    if (old === undefined) return;
-    this.entries.delete(key);
-    this.held -= old.bytes.length;
   }
 }
 
