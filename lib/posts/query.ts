@@ -8,7 +8,7 @@ import { toDbValue } from "./fields";
 import { addFieldJoins, fieldJoin, MAX_LOAD_JOINS, PostLoader, selectJoinColumns, type FieldJoin, type JoinedRow, type Remember } from "./load";
 import type { RegisteredPostType } from "./registry";
 import { parseSearch } from "./search";
-import { countOf, likeContains, orderByList, orderByText } from "./sql";
+import { countOf, likeContains, listPosition, textOrderKeys } from "./sql";
 import { FieldCondition, FieldDef, FieldValue, OccurrenceFields, PostPage, PostQuery, POST_STATUSES } from "./types";
 import { isNotComparable, type PublishedIndex } from "./published-index";
 import { getManyAt, repeatingTypes } from "./occurrences";
@@ -257,22 +257,21 @@ export class PostQueries {
 
   /** The rows of one page (whole posts with their typed fields, or `p.id` alone) and the total. */
   private async page(query: PostQuery, idsOnly: boolean): Promise<{ rows: JoinedRow[]; joins: FieldJoin[]; total: number; remember: Remember }> {
+    const k = this.k;
     const remember = await this.rememberer();
-    const built = await this.buildQuery(query, remember);
+    const builds = await this.buildParts(query, remember);
+    const built = builds[0];
     const { qb } = built;
     const page = Math.max(1, Math.trunc(query.page ?? 1));
     const perPage = query.perPage ?? (await this.e.options.postsPerPage());
     const skipped = query.offset !== undefined ? Math.max(0, Math.trunc(query.offset)) : (page - 1) * perPage;
     // Ordering may join the typed-field table, which the count needs too.
-    const indexOrder = this.applyOrder(qb, query, built);
+    const orders = builds.map((b) => this.orderKeys(query, b));
+    const { indexOrder } = orders[0];
+    if (builds.length === 1) orderBy(qb, orders[0].keys);
     const unlimited = perPage <= 0;
-    const countQuery = (): Knex.QueryBuilder => {
-      const c = qb.clone().clearOrder();
-      built.narrow?.(c);
-      return c.count({ n: "*" }).first();
-    };
     const counted = (): Promise<number> => {
-      const c = countQuery();
+      const c = this.countStatement(builds);
       return remember(c, async () => countOf(await c), () => 1);
     };
     let total: number | undefined;
@@ -286,19 +285,35 @@ export class PostQueries {
       narrowRows = total <= NARROW_ROWS_MAX;
     }
     if (built.instances && !idsOnly) throw new EngineError("invalid_input", "instance rows are read as ids (findIds)");
-    const rowsQb = qb.clone().select(built.instances ? this.k.raw("? as id", [built.rowId]) : idsOnly ? "p.id" : "p.*");
-    if (narrowRows) built.narrow?.(rowsQb);
-    // SQLite plans a page ordered by an indexed typed field (the upcoming
-    // events by start) from `posts (type, status, language)` and sorts every
-    // match before taking the page: ~20 ms at 100,000 events. NOT INDEXED
-    // leaves it only rowid lookups into posts, so it walks the field's index
-    // in order and stops after the page (~0.2 ms; ~1 ms where one event in
-    // forty matches). Not for id lists and search-narrowed pages, which are
-    // small sets best read by id.
-    if (this.e.dialect.prefersIndexOrderedPages && indexOrder && !unlimited && !narrowRows && query.ids === undefined && !built.instances) {
-      rowsQb.from(this.k.raw("?? as ?? not indexed", [this.e.tables.posts, "p"]));
+    let rowsQb: Knex.QueryBuilder;
+    let joins: FieldJoin[] = [];
+    if (builds.length > 1) {
+      // Each member reads its first rows in the page's order; the union orders those by the same keys, selected as k0, k1…
+      const members = builds.map((b, i) => {
+        const { keys } = orders[i];
+        const m = b.qb.clone().select(k.raw("? as ??", [typeof b.rowId === "string" ? k.ref(b.rowId) : b.rowId, "id"]), ...keys.map((key, n) => k.raw("? as ??", [key.expr, `k${n}`])));
+        if (narrowRows) b.narrow?.(m);
+        orderBy(m, keys);
+        if (!unlimited) m.limit(skipped + perPage);
+        return m;
+      });
+      rowsQb = unionOf(k, members).select("u.id");
+      orders[0].keys.forEach((key, n) => rowsQb.orderBy(`u.k${n}`, key.dir));
+    } else {
+      rowsQb = qb.clone().select(built.instances ? k.raw("? as id", [built.rowId]) : idsOnly ? "p.id" : "p.*");
+      if (narrowRows) built.narrow?.(rowsQb);
+      // SQLite plans a page ordered by an indexed typed field (the upcoming
+      // events by start) from `posts (type, status, language)` and sorts every
+      // match before taking the page: ~20 ms at 100,000 events. NOT INDEXED
+      // leaves it only rowid lookups into posts, so it walks the field's index
+      // in order and stops after the page (~0.2 ms; ~1 ms where one event in
+      // forty matches). Not for id lists and search-narrowed pages, which are
+      // small sets best read by id.
+      if (this.e.dialect.prefersIndexOrderedPages && indexOrder && !unlimited && !narrowRows && query.ids === undefined && !built.instances) {
+        rowsQb.from(k.raw("?? as ?? not indexed", [this.e.tables.posts, "p"]));
+      }
+      joins = idsOnly ? [] : built.selectFields(rowsQb);
     }
-    const joins = idsOnly ? [] : built.selectFields(rowsQb);
     if (!unlimited) rowsQb.limit(perPage).offset(skipped);
     // A page of ids holds a few numbers per row, a page of posts whole rows: weighed accordingly against the read cache's bound.
     const rows = await remember(rowsQb, async (): Promise<JoinedRow[]> => rowsQb, (r) => (idsOnly ? Math.ceil(r.length / ID_ROWS_PER_ROW) : r.length));
@@ -316,10 +331,34 @@ export class PostQueries {
     const indexed = await this.fromIndex({ ...query, perPage: 0, page: 1, noTotal: false });
     if (indexed !== null) return indexed.total;
     const remember = await this.rememberer();
-    const built = await this.buildQuery(query, remember);
-    built.narrow?.(built.qb);
-    const c = built.qb.count({ n: "*" }).first();
+    const c = this.countStatement(await this.buildParts(query, remember));
     return remember(c, async () => countOf(await c), () => 1);
+  }
+
+  /**
+   * The statements of a query: one, or where a database reads a joined union
+   * whole (Dialect.readsJoinedUnionsByKey) and the rows are instances, two
+   * whose union they are: the posts listed as themselves, and the
+   * occurrences of those that repeat. Each then has its conditions where
+   * the database uses them, rather than above a union of every instance.
+   */
+  private async buildParts(query: PostQuery, remember: Remember): Promise<BuiltQuery[]> {
+    const split = !this.e.dialect.readsJoinedUnionsByKey && (await this.instanceFields(query)) !== undefined;
+    const parts: Array<InstancePart | undefined> = split ? ["posts", "occurrences"] : [undefined];
+    const builds: BuiltQuery[] = [];
+    for (const part of parts) builds.push(await this.buildQuery(query, remember, part));
+    return builds;
+  }
+
+  /** COUNT(*) of the rows of `buildParts`' statements (their order is left out). */
+  private countStatement(builds: readonly BuiltQuery[]): Knex.QueryBuilder {
+    const members = builds.map((b) => {
+      const c = b.qb.clone().clearOrder();
+      b.narrow?.(c);
+      return c;
+    });
+    if (members.length === 1) return members[0].count({ n: "*" }).first();
+    return unionOf(this.k, members.map((m) => m.select(this.k.raw("1 as ??", ["one"])))).count({ n: "*" }).first();
   }
 
   /**
@@ -336,7 +375,7 @@ export class PostQueries {
   }
 
   /** Every constraint of a PostQuery on `<prefix>posts as p` (and `<prefix>fields_<type> as f` when a typed field is used). */
-  private async buildQuery(query: PostQuery, remember: Remember): Promise<BuiltQuery> {
+  private async buildQuery(query: PostQuery, remember: Remember, part?: InstancePart): Promise<BuiltQuery> {
     const k = this.k;
     const typeNames = [...new Set(Array.isArray(query.type) ? query.type : [query.type])];
     const types = typeNames.map((t) => this.e.registry.postType(t));
@@ -346,8 +385,12 @@ export class PostQueries {
     const instanceFields = await this.instanceFields(query);
     const instances = single !== null && single.fieldsTable !== null && instanceFields !== undefined;
     if (instances && single?.fieldsTable && instanceFields !== undefined) {
-      qb.leftJoin(this.instanceRows(single, single.fieldsTable, instanceFields).as("f"), "f.post_id", "p.id");
-      listedAsInstances(qb, "f", "p");
+      if (part === "posts") qb.leftJoin(`${single.fieldsTable} as f`, "f.post_id", "p.id").where("p.repeats", false);
+      else if (part === "occurrences") qb.join(this.occurrenceRows(single, single.fieldsTable, instanceFields).as("f"), "f.post_id", "p.id").where("p.repeats", true);
+      else {
+        qb.leftJoin(this.instanceRows(single, single.fieldsTable, instanceFields).as("f"), "f.post_id", "p.id");
+        listedAsInstances(qb, "f", "p");
+      }
       joined = true;
     }
     // Typed fields are columns of the single queried type's own table, joined only when used.
@@ -422,7 +465,7 @@ export class PostQueries {
       return joins;
     };
     // A post without a field row has no instances either: listed under its own id.
-    const rowId = instances ? k.raw("coalesce(??, ??)", ["f.list_id", "p.id"]) : "p.id";
+    const rowId = !instances || part === "posts" ? "p.id" : part === "occurrences" ? "f.list_id" : k.raw("coalesce(??, ??)", ["f.list_id", "p.id"]);
     return { qb, fieldColumn, nonNull, narrow, selectFields, rowId, instances };
   }
 
@@ -448,25 +491,29 @@ export class PostQueries {
    */
   private instanceRows(type: RegisteredPostType, fieldsTable: string, names: OccurrenceFields): Knex.QueryBuilder {
     const k = this.k;
-    const occurrences = this.e.tables.occurrences;
     const fields = Object.keys(type.fields);
-    const timeOf = new Map(Object.entries(names).map(([time, field]) => [field, time]));
     // A post that repeats is listed only as its instances, also when it has none (posts.repeats, kept by Occurrences.replace).
     const single = k(`${fieldsTable} as fs`)
       .select("fs.post_id", ...fields.map((f) => `fs.${f}`), k.raw("?? as ??", ["fs.post_id", "list_id"]))
       .whereNotExists(k(`${this.e.tables.posts} as ps`).select(k.raw("1")).where("ps.id", k.ref("fs.post_id")).where("ps.repeats", true));
-    const repeated = k(`${fieldsTable} as fr`)
-      .join(`${occurrences} as o`, "o.post_id", "fr.post_id")
+    // Not wrapped: SQLite takes no parentheses around a compound's members.
+    return single.unionAll(this.occurrenceRows(type, fieldsTable, names));
+  }
+
+  /** The rows of `instanceRows` for each instance: a plain join, which every database merges into a statement joining it. */
+  private occurrenceRows(type: RegisteredPostType, fieldsTable: string, names: OccurrenceFields): Knex.QueryBuilder {
+    const k = this.k;
+    const timeOf = new Map(Object.entries(names).map(([time, field]) => [field, time]));
+    return k(`${fieldsTable} as fr`)
+      .join(`${this.e.tables.occurrences} as o`, "o.post_id", "fr.post_id")
       .select(
         "fr.post_id",
-        ...fields.map((f) => {
+        ...Object.keys(type.fields).map((f) => {
           const time = timeOf.get(f);
           return time === undefined ? `fr.${f}` : k.raw("?? as ??", [`o.${time}`, f]);
         }),
         k.raw("?? + ? as ??", ["o.id", OCCURRENCE_ID_BASE, "list_id"]),
       );
-    // Not wrapped: SQLite takes no parentheses around a compound's members.
-    return single.unionAll(repeated);
   }
 
   private applyCondition(
@@ -725,15 +772,12 @@ export class PostQueries {
    * then the whole search in the excerpt, then in the content. Ties are left
    * to the order keys after it. No search: no rank.
    */
-  private orderByRelevance(qb: Knex.QueryBuilder, search: string): void {
+  private relevanceKey(search: string): OrderKey | null {
     const k = this.k;
     const terms = parseSearch(search);
     const words = terms.filter((t) => !t.exclude).map((t) => t.text);
-    if (words.length === 0) return;
-    if (terms.length === 1) {
-      qb.orderByRaw("CASE WHEN ? THEN 1 ELSE 0 END DESC", [likeContains(k, "p.title", words[0])]);
-      return;
-    }
+    if (words.length === 0) return null;
+    if (terms.length === 1) return { expr: k.raw("CASE WHEN ? THEN 1 ELSE 0 END", [likeContains(k, "p.title", words[0])]), dir: "desc" };
     // A search with an excluded word is not ranked as a sentence.
     const sentence = /(?:\s|^)-/.test(search) ? null : search;
     const cases: Knex.Raw[] = [];
@@ -755,7 +799,7 @@ export class PostQueries {
       ranks.push(4, 5);
     }
     const sql = `CASE ${cases.map((_c, i) => `WHEN (?) THEN ${ranks[i]}`).join(" ")} ELSE 6 END`;
-    qb.orderByRaw(sql, cases);
+    return { expr: k.raw(sql, cases), dir: "asc" };
   }
 
   /** The ids plus every post in their translation groups. */
@@ -780,8 +824,13 @@ export class PostQueries {
    * database can read a page from that index and stop, instead of sorting
    * every matching row.
    */
-  private applyOrder(qb: Knex.QueryBuilder, query: PostQuery, built: Pick<BuiltQuery, "fieldColumn" | "nonNull" | "rowId" | "instances">): boolean {
+  private orderKeys(query: PostQuery, built: Pick<BuiltQuery, "fieldColumn" | "nonNull" | "rowId" | "instances">): { keys: OrderKey[]; indexOrder: boolean } {
+    const k = this.k;
     const order = query.orderBy && query.orderBy.length > 0 ? query.orderBy : [{ field: "date_local", dir: "desc" as const }];
+    const keys: OrderKey[] = [];
+    const text = (column: string, dir: "asc" | "desc", caseInsensitive: boolean): void => {
+      for (const key of textOrderKeys(this.e.dialect, caseInsensitive)) keys.push({ expr: k.raw(key, [column]), dir });
+    };
     let hasId = false;
     let lastDir: "asc" | "desc" = "asc";
     let lastTyped = false;
@@ -792,36 +841,55 @@ export class PostQueries {
       lastDir = dir;
       lastTyped = false;
       if (o.field === "include") {
-        const [sql, bindings] = orderByList("p.id", query.ids ?? [], dir);
-        qb.orderByRaw(sql, bindings);
+        const [sql, bindings] = listPosition("p.id", query.ids ?? []);
+        keys.push({ expr: k.raw(sql, bindings), dir });
         continue;
       }
       if (o.field === "relevance") {
-        this.orderByRelevance(qb, query.search ?? "");
+        const relevance = this.relevanceKey(query.search ?? "");
+        if (relevance !== null) keys.push(relevance);
         continue;
       }
       const core = CORE_COLUMNS[o.field];
       if (core) {
         const column = `p.${core.column}`;
         if (core.column === "id") hasId = true;
-        if (core.nullable) qb.orderByRaw(`CASE WHEN ?? IS NULL THEN 0 ELSE 1 END ${dir}`, [column]);
-        if (core.text) orderByText(qb, this.e.dialect, column, dir, core.column === "title");
-        else qb.orderBy(column, dir);
+        if (core.nullable) keys.push({ expr: k.raw("CASE WHEN ?? IS NULL THEN 0 ELSE 1 END", [column]), dir });
+        if (core.text) text(column, dir, core.column === "title");
+        else keys.push({ expr: k.raw("??", [column]), dir });
         continue;
       }
       const typed = built.fieldColumn(o.field);
       if (!typed) throw new EngineError("invalid_field", `cannot order by ${o.field}`, { field: o.field });
-      if (!built.nonNull.has(typed.column)) qb.orderByRaw(`CASE WHEN ?? IS NULL THEN 0 ELSE 1 END ${dir}`, [typed.column]);
+      if (!built.nonNull.has(typed.column)) keys.push({ expr: k.raw("CASE WHEN ?? IS NULL THEN 0 ELSE 1 END", [typed.column]), dir });
       else if (position === 0 && typed.def.index === true && typed.def.type !== "string" && typed.def.type !== "text") indexOrder = true;
-      if (typed.def.type === "string" || typed.def.type === "text") orderByText(qb, this.e.dialect, typed.column, dir, true);
-      else qb.orderBy(typed.column, dir);
+      if (typed.def.type === "string" || typed.def.type === "text") text(typed.column, dir, true);
+      else keys.push({ expr: k.raw("??", [typed.column]), dir });
       lastTyped = true;
     }
     // Instance rows share their post's id: the listed id is the unique key.
-    if (built.instances) qb.orderByRaw(`? ${lastDir}`, [built.rowId]);
-    else if (!hasId) qb.orderBy(lastTyped && built.nonNull.size > 0 ? "f.post_id" : "p.id", lastDir);
-    return indexOrder;
+    if (built.instances) keys.push({ expr: typeof built.rowId === "string" ? k.raw("??", [built.rowId]) : built.rowId, dir: lastDir });
+    else if (!hasId) keys.push({ expr: k.raw("??", [lastTyped && built.nonNull.size > 0 ? "f.post_id" : "p.id"]), dir: lastDir });
+    return { keys, indexOrder };
   }
+}
+
+/** Which rows of a list of instances a statement reads, when they are read apart (PostQueries.page). */
+type InstancePart = "posts" | "occurrences";
+
+/** One ORDER BY key. */
+interface OrderKey {
+  expr: Knex.Raw;
+  dir: "asc" | "desc";
+}
+
+/** `select … from (a union all b …) as u`: each member parenthesised, as MariaDB and PostgreSQL allow with its own ORDER BY and LIMIT. */
+function unionOf(k: Knex, members: readonly Knex.QueryBuilder[]): Knex.QueryBuilder {
+  return k.from(k.raw(`(${members.map(() => "?").join(" union all ")}) as ??`, [...members, "u"]));
+}
+
+function orderBy(qb: Knex.QueryBuilder, keys: readonly OrderKey[]): void {
+  for (const key of keys) qb.orderByRaw(`? ${key.dir}`, [key.expr]);
 }
 
 /**

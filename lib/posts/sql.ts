@@ -81,12 +81,18 @@ export async function attemptUnique<T>(k: Knex, dialect: Dialect, work: (k: Knex
  * portable: a CASE with bound values, for `orderByRaw`.
  */
 export function orderByList(column: string, values: ReadonlyArray<string | number>, dir: "asc" | "desc"): [string, Array<string | number>] {
-  if (values.length === 0) return [`?? ${dir}`, [column]];
+  const [sql, bindings] = listPosition(column, values);
+  return [`${sql} ${dir}`, bindings];
+}
+
+/** The order key of `orderByList`, without its direction. */
+export function listPosition(column: string, values: ReadonlyArray<string | number>): [string, Array<string | number>] {
+  if (values.length === 0) return ["??", [column]];
   const whens = values.map(() => "WHEN ? THEN ?").join(" ");
   const bindings: Array<string | number> = [column];
   values.forEach((v, i) => bindings.push(v, i));
   bindings.push(values.length);
-  return [`CASE ?? ${whens} ELSE ? END ${dir}`, bindings];
+  return [`CASE ?? ${whens} ELSE ? END`, bindings];
 }
 
 /**
@@ -97,7 +103,11 @@ export function orderByList(column: string, values: ReadonlyArray<string | numbe
  * case-insensitive MySQL collation would, with the exact value breaking ties.
  */
 export function orderByText(qb: Knex.QueryBuilder, dialect: Dialect, column: string, dir: "asc" | "desc", caseInsensitive: boolean): void {
+  for (const key of textOrderKeys(dialect, caseInsensitive)) qb.orderByRaw(`${key} ${dir}`, [column]);
+}
+
+/** The keys of `orderByText`, each with one `??` for the column. */
+export function textOrderKeys(dialect: Dialect, caseInsensitive: boolean): string[] {
   const collate = dialect.codePointCollation;
-  if (caseInsensitive) qb.orderByRaw(`LOWER(??)${collate} ${dir}`, [column]);
-  qb.orderByRaw(`??${collate} ${dir}`, [column]);
+  return caseInsensitive ? [`LOWER(??)${collate}`, `??${collate}`] : [`??${collate}`];
 }

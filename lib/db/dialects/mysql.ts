@@ -214,6 +214,7 @@ export const mysql: Dialect = {
 
   prefersIndexOrderedPages: false,
   needsJoinOrderHints: false,
+  readsJoinedUnionsByKey: false,
 
   // TEXT stops at 64 KiB; post content may be longer.
   longText: (t, name) => t.text(name, "mediumtext"),

@@ -383,6 +383,7 @@ export const postgres: Dialect = {
 
   prefersIndexOrderedPages: false,
   needsJoinOrderHints: false,
+  readsJoinedUnionsByKey: true,
 
   longText: (t, name) => t.text(name),
   configureTable: () => undefined,

@@ -401,6 +401,7 @@ export const sqlite: Dialect = {
 
   prefersIndexOrderedPages: true,
   needsJoinOrderHints: true,
+  readsJoinedUnionsByKey: true,
 
   longText: (t, name) => t.text(name),
   configureTable: () => undefined,

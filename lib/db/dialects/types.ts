@@ -90,6 +90,15 @@ export interface Dialect {
   readonly prefersIndexOrderedPages: boolean;
   /** The planner may pick a bad join order without statistics: joins whose order matters are written as CROSS JOIN. */
   readonly needsJoinOrderHints: boolean;
+  /**
+   * A UNION ALL derived table joined on a key is read for each key
+   * (PostgreSQL appends its members, SQLite flattens them). False: it is
+   * made whole before the join (MariaDB pushes the WHERE into it but not the
+   * join key), so lists of instances are written as a union of whole
+   * statements instead, each member parenthesised with its own ORDER BY and
+   * LIMIT.
+   */
+  readonly readsJoinedUnionsByKey: boolean;
 
   // ---------------------------------------------------------------- schema
 
