@@ -178,7 +178,7 @@ export interface SiteOptions {
   /**
    * Post types that ask for it (events) answer anonymous lists from an
    * in-memory index of their published posts (lib/posts/published-index.ts),
-   * kept exact by the cache tags. `false` turns it off. SQLite and PostgreSQL.
+   * kept exact by the cache tags. `false` turns it off. Every database (not a MariaDB/MySQL server that refused the cache-tag triggers).
    */
   publishedIndex?: boolean;
   /**

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
 import type { Dialect, RevisionSource, TagChanges } from "../db/dialects/types";
@@ -21,6 +22,34 @@ import { TagFeed } from "./tag-feed";
  *   MariaDB/MySQL's commit slots bumped by the tag triggers; see
  *   lib/db/dialects).
  */
+/** A token read in a reading request, for its later reads: while this process has written nothing since and for at most this long. */
+const REQUEST_TOKEN_MS = 1000;
+
+interface RequestToken {
+  token: Promise<string>;
+  /** `DataRevision.local` when it was read. */
+  local: number;
+  at: number;
+}
+
+/** The tokens read in one reading request, by revision (`withRequestRevision`). */
+const requestTokens = new AsyncLocalStorage<Map<DataRevision, RequestToken>>();
+
+/**
+ * Runs `serve`, the whole of a request that only reads (GET or HEAD with no
+ * method override), so that every layer it goes through (stored answer,
+ * response cache, list statements, published index, kept records) shares
+ * one revision token: the first read in the request. A token read after the
+ * request arrived shows every commit made before it, which is all a
+ * reader may ask (each layer alone asked for one as new as its own call,
+ * one statement each on PostgreSQL and MariaDB). A write by this process
+ * (the local counter) or a second past the read (work the request left
+ * running) reads a new one.
+ */
+export function withRequestRevision<T>(serve: () => T): T {
+  return requestTokens.run(new Map(), serve);
+}
+
 export class DataRevision {
   private local = 0;
   readonly enabled: boolean;
@@ -74,7 +103,17 @@ export class DataRevision {
     // A new token at every read: nothing is ever reused under it.
     if (this.distrusted) return Promise.resolve(`${this.local}:${randomUUID()}`);
     if (this.source === null || this.source.private) return Promise.resolve(String(this.local));
-    return this.checks.after();
+    const request = requestTokens.getStore();
+    if (request === undefined) return this.checks.after();
+    const kept = request.get(this);
+    const now = Date.now();
+    if (kept !== undefined && kept.local === this.local && now - kept.at <= REQUEST_TOKEN_MS) return kept.token;
+    const read: RequestToken = { token: this.checks.after(), local: this.local, at: now };
+    request.set(this, read);
+    read.token.catch(() => {
+      if (request.get(this) === read) request.delete(this);
+    });
+    return read.token;
   }
 
   private async check(): Promise<string> {

@@ -28,11 +28,11 @@ import type { TableKey, Tables } from "./tables";
  *
  * Each bump also sets the tag's `stamp` (SQLite: one more than the highest,
  * in commit order as writers are serialised; PostgreSQL: the writing
- * transaction's id), so that `Dialect.tagChanges` can say which tags changed
- * since a position: the published index (lib/posts/published-index.ts)
- * reads those posts again instead of everything. MariaDB/MySQL leave it
- * NULL: nothing there tells the order of commits (their revision token is the
- * sum of the commit slots, `COMMIT_SLOT_TAGS`).
+ * transaction's id; MariaDB/MySQL: the writing connection's commit slot and
+ * its version, `COMMIT_SLOT_TAGS`), so that `Dialect.tagChanges` can say
+ * which tags changed since a position: the published index
+ * (lib/posts/published-index.ts) reads those posts again instead of
+ * everything.
  *
  * This file holds what every database shares: the numbering and which
  * tables bump which tags. Each dialect writes the triggers in its own SQL
@@ -59,7 +59,9 @@ export const EPOCH_TAG = 10;
  * connection (`CONNECTION_ID() % COMMIT_SLOTS`), in the write's transaction.
  * Their sum grows with every commit that wrote a tagged table and becomes
  * visible with it; slots keep concurrent writers on other connections from
- * waiting for one row until each commits. Kind 2 (site-wide), from 14 up.
+ * waiting for one row until each commits. Within a slot, versions follow
+ * commit order (the row stays locked until the commit): they stamp the tags
+ * the same trigger bumps. Kind 2 (site-wide), from 14 up.
  */
 export const COMMIT_SLOTS = 16;
 export const COMMIT_SLOT_TAGS: readonly number[] = Array.from({ length: COMMIT_SLOTS }, (_, i) => 14 + 4 * i);

@@ -15,6 +15,7 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
 import { answer } from "../cache/layers";
 import type { BuiltAnswer } from "../cache/answer-store";
+import { withRequestRevision } from "../cache/revision";
 import { compose, NO_CACHE_HEADERS, type AnswerContext } from "./compose";
 import { RestError, answerForException, internalServerError } from "./errors";
 import { isPlainObject } from "./json";
@@ -206,9 +207,17 @@ async function handleHttp(request: RoutedRequest, res: Response, readBody: BodyR
  * still good, else the answer the layer gives.
  */
 function serve(table: RouteTable, req: Request, res: Response, next: NextFunction, readBody: BodyReader, rawPath: string, via: "router" | "rest_route"): void {
+  const query = requestQuery(req);
+  // A request that only reads reads the revision once (lib/cache/revision.ts); a method override may make it a write.
+  const method = req.method.toUpperCase();
+  const reads = (method === "GET" || method === "HEAD") && own(query, "_method") === undefined && req.get("x-http-method-override") === undefined;
+  if (reads) withRequestRevision(() => serveRouted(table, req, res, next, readBody, rawPath, via, query));
+  else serveRouted(table, req, res, next, readBody, rawPath, via, query);
+}
+
+function serveRouted(table: RouteTable, req: Request, res: Response, next: NextFunction, readBody: BodyReader, rawPath: string, via: "router" | "rest_route", query: ParamMap): void {
   const urls = answerUrls(table, req, res, via);
   if (urls === undefined) return;
-  const query = requestQuery(req);
   const path = normalizeRoutePath(rawPath);
   const stored = sendStoredAnswer(table, req, res, urls.root, path, query);
   if (stored.found !== undefined) return;

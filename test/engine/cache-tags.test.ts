@@ -85,6 +85,53 @@ forEachDatabase("engine: cache tags", (db) => {
     expect(delta).to.be.greaterThan(0);
   });
 
+  it("tag changes name every tag a commit changed after a position, in commit order across connections (the published index's feed)", async function () {
+    this.timeout(30_000);
+    const changes = engine.dialect.tagChanges(engine.knex, engine.tables);
+    expect(changes, "every database follows tag changes").to.not.equal(null);
+    if (changes === null) return;
+    const k = engine.knex;
+    const venue = async (title: string): Promise<number> => (await engine.posts.create({ type: "venue", title, status: "publish" })).id;
+    const [a, b, c] = [await venue("Feed A"), await venue("Feed B"), await venue("Feed C")];
+    const first = await changes.since(null);
+    expect(first).to.have.property("all", true);
+    const rename = (id: number, title: string, on = k): Promise<unknown> => on(engine.tables.posts).where({ id }).update({ title });
+
+    await rename(a, "Feed A2");
+    const afterA = await changes.since(first.position);
+    expect("tags" in afterA && afterA.tags, "the renamed post").to.include(postTag(a));
+    const quiet = await changes.since(afterA.position);
+    expect("tags" in quiet && quiet.tags, "nothing since").to.not.include(postTag(a));
+    // Another epoch (a database made again) starts over.
+    expect(await changes.since(`1:${afterA.position.split(":").slice(1).join(":")}`)).to.have.property("all", true);
+
+    if (db.name === "sqlite") return; // one writer at a time: nothing interleaves
+    // A commit still open when a position is read is named after it, whichever connection it was on.
+    let position = afterA.position;
+    await k.transaction(async (trx) => {
+      await rename(b, "Feed B2", trx);
+      const during = await changes.since(position);
+      position = during.position;
+    });
+    const afterB = await changes.since(position);
+    expect("tags" in afterB && afterB.tags, "the commit that was open").to.include(postTag(b));
+    // Two commits on two connections to one tag: the one who waited for the other wrote last, and a position past it has seen both.
+    const before = afterB.position;
+    let second: Promise<unknown> = Promise.resolve();
+    await k.transaction(async (t1) => {
+      await rename(c, "Feed C1", t1);
+      // Waits for t1's row lock, so commits after it.
+      second = k.transaction(async (trx) => rename(c, "Feed C2", trx));
+      await new Promise((r) => setTimeout(r, 100));
+    });
+    await second;
+    const both = await changes.since(before);
+    expect("tags" in both && both.tags, "the tag both wrote").to.include(postTag(c));
+    const past = await changes.since(both.position);
+    expect("tags" in past && past.tags, "a position past both").to.not.include(postTag(c));
+    expect((await k(engine.tables.posts).where({ id: c }).first("title")).title).to.equal("Feed C2");
+  });
+
   it("a database made again in the same SQLite file gets a new epoch", async function () {
     if (db.name !== "sqlite") this.skip();
     const file = path.join(os.tmpdir(), `calpress-epoch-${process.pid}.sqlite`);

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Knex } from "knex";
-import { COMMIT_SLOT_TAGS, COMMIT_SLOTS, POST_OWNED, SITE_TABLES, SITE_TAG, SLUGS_TAG, slugBucketSql } from "../cache-tags";
+import { COMMIT_SLOT_TAGS, COMMIT_SLOTS, EPOCH_TAG, POST_OWNED, SITE_TABLES, SITE_TAG, SLUGS_TAG, slugBucketSql } from "../cache-tags";
 import { quoted, TABLE_BASES, type Tables } from "../tables";
-import type { CacheTagTriggers, Dialect, RevisionSource, TriggersRefused } from "./types";
+import type { CacheTagTriggers, Dialect, RevisionSource, TagChanges, TriggersRefused } from "./types";
 
 /** `mysql://` or `mariadb://user:password@host:port/database`. */
 function configFromTarget(target: string): Knex.Config | null {
@@ -43,9 +43,6 @@ function configFromTarget(target: string): Knex.Config | null {
  * waits for a row another holds who waits for SLUGS_TAG) is rolled back by
  * InnoDB and run again by `Engine.write`, like those of the unique slug index.
  *
- * No `stamp`: nothing here orders commits (`tagChanges` is null), so the
- * layers that follow tag changes stay off (lib/cache/README.md).
- *
  * Every trigger also bumps the writing connection's commit slot
  * (`COMMIT_SLOT_TAGS`): the revision token is their sum (`revisionSource`).
  * It changes with every commit that wrote a tagged table, and exactly when
@@ -53,17 +50,37 @@ function configFromTarget(target: string): Knex.Config | null {
  * LSN or a status counter would not say. One connection writes one
  * transaction at a time, so writers on other connections rarely wait for
  * the same slot (two connections whose ids share a slot do).
+ *
+ * The slots also order commits, which is what `stamp` needs: a bump sets
+ * its tag's stamp to the slot's number and its version after this write's
+ * bump (`slot * SLOT_STAMP_RANGE + version`). The slot's row stays locked
+ * until the writing transaction ends, so within a slot stamps grow in
+ * commit order and a commit's stamps become visible with its slot version.
+ * A tag written by two slots keeps the later writer's stamp; that writer
+ * waited for the tag's row, so it committed last, and whoever has seen its
+ * slot version has seen the earlier commit too. `tagChanges` reads the 16
+ * slot versions as its position and returns the tags stamped past it.
  */
 type MysqlTrigger = { name: string; table: string; event: "INSERT" | "UPDATE" | "DELETE"; body: string };
 
-/** The bump of tag `expr` (a statement of a trigger body). */
+/** Stamps of slot `s` are `s * SLOT_STAMP_RANGE + its version`: 2^40 bumps a slot. */
+const SLOT_STAMP_RANGE = 2 ** 40;
+/** The writing connection's commit slot. */
+const SLOT = `(CONNECTION_ID() % ${COMMIT_SLOTS})`;
+
+/** The bump of tag `expr` (a statement of a trigger body), stamped with the slot version the body read into `v`. */
 function bump(knex: Knex, tables: Tables, expr: string): string {
-  return `INSERT INTO ${quoted(knex, tables.cacheTags)} (tag, version) VALUES (${expr}, 1) ON DUPLICATE KEY UPDATE version = version + 1;`;
+  return `INSERT INTO ${quoted(knex, tables.cacheTags)} (tag, version, stamp) VALUES (${expr}, 1, ${SLOT} * ${SLOT_STAMP_RANGE} + v) ON DUPLICATE KEY UPDATE version = version + 1, stamp = VALUES(stamp);`;
 }
 
-/** The bump of the writing connection's commit slot (`COMMIT_SLOT_TAGS`: 14, 18, …). */
-function commitSlotBump(knex: Knex, tables: Tables): string {
-  return bump(knex, tables, `${COMMIT_SLOT_TAGS[0]} + 4 * (CONNECTION_ID() % ${COMMIT_SLOTS})`);
+/** A trigger body: the bump of the writing connection's commit slot (`COMMIT_SLOT_TAGS`: 14, 18, …), its version read into `v`, then `statements`. */
+function slotBody(knex: Knex, tables: Tables, statements: string): string {
+  const t = quoted(knex, tables.cacheTags);
+  const slot = `${COMMIT_SLOT_TAGS[0]} + 4 * ${SLOT}`;
+  return (
+    `BEGIN DECLARE v BIGINT; INSERT INTO ${t} (tag, version) VALUES (${slot}, 1) ON DUPLICATE KEY UPDATE version = version + 1; ` +
+    `SELECT version INTO v FROM ${t} WHERE tag = ${slot}; ${statements} END`
+  );
 }
 
 /**
@@ -82,6 +99,32 @@ function revisionSource(k: Knex, tables: Tables): RevisionSource {
       return rows[0]?.s ?? "";
     },
     close: async () => undefined,
+  };
+}
+
+/**
+ * The tags changed since a position: the epoch and the 16 slot versions,
+ * read in one statement (one snapshot); the tags stamped past a slot's
+ * version in each slot that moved (one statement, a range of the stamp
+ * index per slot). Tags of commits after the new position may come too.
+ */
+function tagChanges(k: Knex, tables: Tables): TagChanges {
+  return {
+    async since(from) {
+      const rows = (await k(tables.cacheTags).whereIn("tag", [EPOCH_TAG, ...COMMIT_SLOT_TAGS]).select({ slot: "tag", at: "version" })) as Array<{ slot: number | string; at: number | string }>;
+      const versions = new Map(rows.map((r) => [Number(r.slot), Number(r.at)]));
+      const slots = COMMIT_SLOT_TAGS.map((tag) => versions.get(tag) ?? 0);
+      const position = `${versions.get(EPOCH_TAG) ?? ""}:${slots.join(",")}`;
+      const [epoch, seen] = (from ?? "").split(":");
+      const before = (seen ?? "").split(",").map(Number);
+      if (from === null || epoch !== String(versions.get(EPOCH_TAG) ?? "") || before.length !== COMMIT_SLOTS || before.some((v) => !Number.isSafeInteger(v))) return { position, all: true };
+      const moved = slots.map((v, slot) => ({ slot, from: before[slot], to: v })).filter((m) => m.to !== m.from);
+      if (moved.length === 0) return { position, tags: [] };
+      const q = k(tables.cacheTags).select("tag");
+      for (const m of moved) q.orWhereBetween("stamp", [m.slot * SLOT_STAMP_RANGE + m.from + 1, (m.slot + 1) * SLOT_STAMP_RANGE - 1]);
+      const tags = (await q) as Array<{ tag: number | string }>;
+      return { position, tags: tags.map((t) => Number(t.tag)) };
+    },
   };
 }
 
@@ -104,7 +147,7 @@ function rowTriggers(knex: Knex, tables: Tables, base: string, statements: (row:
     name: tables.name(`cache_tag_${named}_${op}`),
     table,
     event,
-    body: `BEGIN ${commitSlotBump(knex, tables)} ${statements(row, event)} END`,
+    body: slotBody(knex, tables, statements(row, event)),
   });
   return [trigger("ins", "INSERT", "NEW"), trigger("upd", "UPDATE", "NEW"), trigger("del", "DELETE", "OLD")];
 }
@@ -183,8 +226,7 @@ const tagTriggers: CacheTagTriggers = {
  * back alone; tables are InnoDB, utf8mb4 with a binary collation (so text
  * sorts by code point). No RETURNING. Cache tags are kept by triggers (so
  * `If-Match` writes are guarded, and the commit slots they bump make the
- * revision token), but nothing orders commits: no tag feed, so no published
- * index. MariaDB has
+ * revision token and order the tag changes). MariaDB has
  * no n-gram parser, and a FULLTEXT index finds whole words or word prefixes
  * only, which cannot narrow a substring search without losing matches:
  * search scans.
@@ -228,7 +270,7 @@ export const mysql: Dialect = {
     return (r as unknown[][])[0].length > 0;
   },
   cacheTagTriggers: tagTriggers,
-  tagChanges: () => null,
+  tagChanges,
   searchIndex: null,
   searchCaseFolding: null,
 
