@@ -145,9 +145,32 @@ export function testSites(options: TestSitesOptions = {}): TestSites {
     return readFixtureFile(resolveFixture(given)) as Fixture;
   };
 
-  /** A site on a database, with the plugins' registrations (and their tables). */
-  const openSite = async (target: string): Promise<Site> => {
-    const site = await createSite({ pages: false, webhooks: false, ...siteOptions, db: target });
+  /**
+   * Where a site on a server database keeps its records: a file of this
+   * suite's own, removed with the database (`dropDatabase`). By default a
+   * site keeps them in a file of the machine named after the database
+   * (lib/cache/index.ts), which would outlive every scratch database. SQLite
+   * keeps them beside the database file, which the drop removes.
+   */
+  let recordsDir: string | undefined;
+  const recordsFile = (name: string): string | undefined => {
+    if (server === undefined || siteOptions.records !== undefined) return undefined;
+    if (recordsDir === undefined) {
+      recordsDir = fs.mkdtempSync(path.join(os.tmpdir(), "calpress-records-"));
+      removeOnExit(recordsDir);
+    }
+    return path.join(recordsDir, `${name}.records`);
+  };
+  const dropDatabase = async (name: string): Promise<void> => {
+    await scratchDatabases(where()).drop(where(), name);
+    const file = recordsDir === undefined ? undefined : path.join(recordsDir, `${name}.records`);
+    if (file !== undefined) for (const suffix of ["", "-wal", "-shm", "-journal"]) fs.rmSync(file + suffix, { force: true });
+  };
+
+  /** A site on a database (`name`, in `where()`), with the plugins' registrations (and their tables). */
+  const openSite = async (target: string, name: string): Promise<Site> => {
+    const file = recordsFile(name);
+    const site = await createSite({ pages: false, webhooks: false, ...siteOptions, ...(file !== undefined ? { records: { file } } : {}), db: target });
     try {
       await applyPlugins(site, plugins);
     } catch (err) {
@@ -163,7 +186,7 @@ export function testSites(options: TestSitesOptions = {}): TestSites {
     const name = nextName();
     const target = await scratch.create(where(), name);
     try {
-      const site = await openSite(target);
+      const site = await openSite(target, name);
       try {
         if (data !== undefined) await loadFixture(site.engine, data, { quiet: true, ...(options.now ? { now: options.now } : {}) });
       } finally {
@@ -171,7 +194,7 @@ export function testSites(options: TestSitesOptions = {}): TestSites {
         await site.close();
       }
     } catch (err) {
-      await scratch.drop(where(), name);
+      await dropDatabase(name);
       throw err;
     }
     return { name, users: fixtureUsers(data) };
@@ -192,9 +215,9 @@ export function testSites(options: TestSitesOptions = {}): TestSites {
     copying = copied.catch(() => undefined);
     const target = await copied;
     try {
-      return { site: await openSite(target), name };
+      return { site: await openSite(target, name), name };
     } catch (err) {
-      await scratch.drop(where(), name);
+      await dropDatabase(name);
       throw err;
     }
   };
@@ -215,13 +238,13 @@ export function testSites(options: TestSitesOptions = {}): TestSites {
       });
     } catch (err) {
       await current.site.close();
-      await scratchDatabases(where()).drop(where(), current.name);
+      await dropDatabase(current.name);
       throw err;
     }
     const url = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
     const dropCurrent = async (): Promise<void> => {
       await current.site.close();
-      await scratchDatabases(where()).drop(where(), current.name);
+      await dropDatabase(current.name);
     };
     let done: Promise<void> | undefined;
     const testSite: TestSite = {
@@ -252,7 +275,7 @@ export function testSites(options: TestSitesOptions = {}): TestSites {
         const old = current;
         current = fresh;
         await old.site.close();
-        await scratchDatabases(where()).drop(where(), old.name);
+        await dropDatabase(old.name);
       },
       close: () => {
         done ??= (async () => {
@@ -282,10 +305,14 @@ export function testSites(options: TestSitesOptions = {}): TestSites {
       closed = true;
       await Promise.all([...open].map((s) => s.close()));
       const made = await template?.catch(() => undefined);
-      if (made && base !== undefined) await scratchDatabases(base).drop(base, made.name);
+      if (made && base !== undefined) await dropDatabase(made.name);
       if (base !== undefined && server === undefined) {
         fs.rmSync(base, { recursive: true, force: true });
         leftDirectories.delete(base);
+      }
+      if (recordsDir !== undefined) {
+        fs.rmSync(recordsDir, { recursive: true, force: true });
+        leftDirectories.delete(recordsDir);
       }
     },
   };

@@ -5,9 +5,11 @@
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 import knexFactory from "knex";
+import { defaultRecordFile } from "../../lib/cache";
 import { configFromTarget } from "../../lib/db/target";
 import { FixtureError } from "../../lib/fixtures";
 import { testSites, type TestSite } from "../../lib/testing";
@@ -125,7 +127,20 @@ for (const base of bases()) {
       const t = await sites.create();
       const target = targetOf(t);
       const dbName = target.startsWith("db://") ? new URL(target.replace(/^db:/, "http:")).pathname.slice(1) : undefined;
+      // A server database's kept records are in a file of the suite's own (a SQLite one's beside it), gone with the database.
+      const records = (): string[] =>
+        fs
+          .readdirSync(os.tmpdir())
+          .filter((d) => d.startsWith("calpress-records-"))
+          .flatMap((d) => fs.readdirSync(path.join(os.tmpdir(), d)).filter((f) => f.startsWith(`${dbName ?? path.basename(target)}.records`)));
+      if (dbName !== undefined) expect(records(), "the site's record file").to.not.deep.equal([]);
+      else expect(fs.existsSync(`${target}.records`), "the record file beside the database").to.equal(true);
+      // The file a site on this database would keep by default (the machine's, named after the database) is not made.
+      const machineFile = defaultRecordFile(t.site.engine);
       await t.close();
+      expect(records(), "record files left").to.deep.equal([]);
+      if (dbName !== undefined && machineFile !== null) expect(fs.existsSync(machineFile), machineFile).to.equal(false);
+      if (dbName === undefined) expect(fs.existsSync(`${target}.records`)).to.equal(false);
       await t.close(); // twice is fine
       const refused = await fetch(`${t.url}/wp-json/`).then(
         () => false,
