@@ -29,7 +29,7 @@ interface BuiltQuery {
   selectFields: (rowsQb: Knex.QueryBuilder) => FieldJoin[];
   /** What a row is listed under: the post's id, or with `occurrences` the instance's (`f.list_id`) where it has one. */
   rowId: string | Knex.Raw;
-  /** Rows are instances (PostQuery.occurrences on a type that repeats): `f` is `instanceRows`. */
+  /** Rows are instances (PostQuery.occurrences on a type that repeats): `f` is `instanceRows`, or one part of it (`InstancePart`). */
   instances: boolean;
 }
 
