@@ -7,21 +7,6 @@ import { isReadStatement } from "../db/read-statement";
 import { FreshRuns } from "./fresh-runs";
 import { TagFeed } from "./tag-feed";
 
-/**
- * "Has the database changed?" for read caches that must never serve a value
- * the database no longer holds (list totals, whole anonymous answers; see
- * `ReadCache` and the REST layer's response cache).
- *
- * Two sources make up the revision token:
- * - every statement through this knex instance that is not a read (inserts,
- *   updates, deletes, DDL, BEGIN/COMMIT/ROLLBACK; transactions included, as
- *   knex reports their statements on the root instance) bumps a counter
- *   before it runs;
- * - the database's own word on commits by anyone (`Dialect.revisionSource`:
- *   SQLite's `PRAGMA data_version`, PostgreSQL's `txid_current_snapshot()`,
- *   MariaDB/MySQL's commit slots bumped by the tag triggers; see
- *   lib/db/dialects).
- */
 /** A token read in a reading request, for its later reads: while this process has written nothing since and for at most this long. */
 const REQUEST_TOKEN_MS = 1000;
 
@@ -50,6 +35,21 @@ export function withRequestRevision<T>(serve: () => T): T {
   return requestTokens.run(new Map(), serve);
 }
 
+/**
+ * "Has the database changed?" for read caches that must never serve a value
+ * the database no longer holds (list totals, whole anonymous answers; see
+ * `ReadCache` and the REST layer's response cache).
+ *
+ * Two sources make up the revision token:
+ * - every statement through this knex instance that is not a read (inserts,
+ *   updates, deletes, DDL, BEGIN/COMMIT/ROLLBACK; transactions included, as
+ *   knex reports their statements on the root instance) bumps a counter
+ *   before it runs;
+ * - the database's own word on commits by anyone (`Dialect.revisionSource`:
+ *   SQLite's `PRAGMA data_version`, PostgreSQL's `txid_current_snapshot()`,
+ *   MariaDB/MySQL's commit slots bumped by the tag triggers; see
+ *   lib/db/dialects).
+ */
 export class DataRevision {
   private local = 0;
   readonly enabled: boolean;

@@ -343,10 +343,11 @@ export class PostQueries {
    * the database uses them, rather than above a union of every instance.
    */
   private async buildParts(query: PostQuery, remember: Remember): Promise<BuiltQuery[]> {
-    const split = !this.e.dialect.readsJoinedUnionsByKey && (await this.instanceFields(query)) !== undefined;
+    const fields = await this.instanceFields(query);
+    const split = !this.e.dialect.readsJoinedUnionsByKey && fields !== undefined;
     const parts: Array<InstancePart | undefined> = split ? ["posts", "occurrences"] : [undefined];
     const builds: BuiltQuery[] = [];
-    for (const part of parts) builds.push(await this.buildQuery(query, remember, part));
+    for (const part of parts) builds.push(await this.buildQuery(query, remember, { part, fields }));
     return builds;
   }
 
@@ -375,14 +376,16 @@ export class PostQueries {
   }
 
   /** Every constraint of a PostQuery on `<prefix>posts as p` (and `<prefix>fields_<type> as f` when a typed field is used). */
-  private async buildQuery(query: PostQuery, remember: Remember, part?: InstancePart): Promise<BuiltQuery> {
+  /** `given`: the query's `instanceFields` when the caller has them, and which part of the instances to read (`buildParts`). */
+  private async buildQuery(query: PostQuery, remember: Remember, given?: { part?: InstancePart; fields: OccurrenceFields | undefined }): Promise<BuiltQuery> {
     const k = this.k;
     const typeNames = [...new Set(Array.isArray(query.type) ? query.type : [query.type])];
     const types = typeNames.map((t) => this.e.registry.postType(t));
     const single = types.length === 1 ? types[0] : null;
     const qb = k(`${this.e.tables.posts} as p`).whereIn("p.type", typeNames);
     let joined = false;
-    const instanceFields = await this.instanceFields(query);
+    const part = given?.part;
+    const instanceFields = given !== undefined ? given.fields : await this.instanceFields(query);
     const instances = single !== null && single.fieldsTable !== null && instanceFields !== undefined;
     if (instances && single?.fieldsTable && instanceFields !== undefined) {
       if (part === "posts") qb.leftJoin(`${single.fieldsTable} as f`, "f.post_id", "p.id").where("p.repeats", false);

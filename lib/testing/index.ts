@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import express from "express";
-import { scratchDatabases, scratchServer } from "../db/dialects/scratch";
+import { removeSqliteFile, scratchDatabases, scratchServer } from "../db/dialects/scratch";
 import { loadFixture, readFixtureFile, resolveFixture } from "../fixtures";
 import type { Fixture } from "../fixtures";
 import { applyPlugins, type SitePlugin } from "../plugin";
@@ -153,18 +153,24 @@ export function testSites(options: TestSitesOptions = {}): TestSites {
    * keeps them beside the database file, which the drop removes.
    */
   let recordsDir: string | undefined;
+  /** The record file of each database that has one of this suite's own, by name. */
+  const recordFiles = new Map<string, string>();
   const recordsFile = (name: string): string | undefined => {
     if (server === undefined || siteOptions.records !== undefined) return undefined;
     if (recordsDir === undefined) {
       recordsDir = fs.mkdtempSync(path.join(os.tmpdir(), "calpress-records-"));
       removeOnExit(recordsDir);
     }
-    return path.join(recordsDir, `${name}.records`);
+    const file = path.join(recordsDir, `${name}.records`);
+    recordFiles.set(name, file);
+    return file;
   };
   const dropDatabase = async (name: string): Promise<void> => {
     await scratchDatabases(where()).drop(where(), name);
-    const file = recordsDir === undefined ? undefined : path.join(recordsDir, `${name}.records`);
-    if (file !== undefined) for (const suffix of ["", "-wal", "-shm", "-journal"]) fs.rmSync(file + suffix, { force: true });
+    const file = recordFiles.get(name);
+    if (file === undefined) return;
+    removeSqliteFile(file);
+    recordFiles.delete(name);
   };
 
   /** A site on a database (`name`, in `where()`), with the plugins' registrations (and their tables). */

@@ -53,7 +53,10 @@ async function withConnection<T>(target: string, work: (k: Knex) => Promise<T>):
 }
 
 // With the kept-record file a site makes beside its database (lib/cache/index.ts defaultRecordFile).
-const SQLITE_COMPANIONS = ["", "-wal", "-shm", "-journal", ".records", ".records-wal", ".records-shm"];
+/** Removes a SQLite file and the files SQLite keeps beside it (write-ahead log, shared memory, rollback journal). */
+export function removeSqliteFile(file: string): void {
+  for (const suffix of ["", "-wal", "-shm", "-journal"]) fs.rmSync(file + suffix, { force: true });
+}
 
 const sqlite: ScratchDatabases = {
   async create(dir, name) {
@@ -74,7 +77,10 @@ const sqlite: ScratchDatabases = {
   },
   async drop(dir, name) {
     checkName(name);
-    for (const suffix of SQLITE_COMPANIONS) fs.rmSync(path.join(dir, `${name}.sqlite${suffix}`), { force: true });
+    const file = path.join(dir, `${name}.sqlite`);
+    removeSqliteFile(file);
+    // The site's kept records, beside the database (lib/cache/index.ts).
+    removeSqliteFile(`${file}.records`);
   },
 };
 
