@@ -26,7 +26,7 @@ export function occurrenceRowId(id: number): number | null {
 }
 
 /** The id a post read by `getManyAt` or listed with `occurrences` is shown under: its instance's, or its own. */
-export function listedId(post: LoadedPost): number {
+export function listedId(post: Pick<LoadedPost, "id" | "occurrence">): number {
   return post.occurrence === undefined ? post.id : occurrenceId(post.occurrence.id);
 }
 

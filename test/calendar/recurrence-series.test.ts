@@ -197,6 +197,85 @@ forEachDatabase("recurring events: series through the API", (db) => {
     ]);
     await t.site.engine.options.set(RECURRENCE_HORIZON_OPTION, "");
   });
+
+  it("lists each occurrence as its series' record with its own id, dates and URL: the record built on its own", async () => {
+    const t = site();
+    const category = await t.post("/categories", { as: "editor", json: { name: "Rehearsals" } });
+    expect(category.status, JSON.stringify(category.body)).to.equal(201);
+    const make = async (body: Record<string, unknown>): Promise<number> => {
+      const res = await t.post("/events", { as: "editor", json: { ...WEEKLY_ROME, ...body } });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      return res.body.id as number;
+    };
+    // Across Rome's DST change (CET, then CEST); one with no website (each shows its own URL), one with a
+    // website and a fixed slug, one protected with no website (masked for anonymous readers), and a single event between them.
+    const rome = await make({ title: "Across DST", categories: [category.body.id], recurrence: ["RRULE:FREQ=WEEKLY;COUNT=5"] });
+    const site2 = await make({ title: "With a website", slug: "site-series", website: "https://example.org/choir", start_date: "2027-03-17 08:00:00", end_date: "2027-03-17 09:00:00", recurrence: ["RRULE:FREQ=DAILY;COUNT=4"] });
+    const locked = await make({ title: "Protected", start_date: "2027-03-18 12:00:00", end_date: "2027-03-18 13:00:00", recurrence: ["RRULE:FREQ=WEEKLY;COUNT=3"] });
+    await make({ title: "Once", start_date: "2027-03-20 10:00:00", end_date: "2027-03-20 11:00:00", recurrence: [] });
+    await t.site.engine.knex(t.site.engine.tables.posts).where({ id: locked }).update({ password: "sesame" });
+    const window = { start_date: "2027-03-01", end_date: "2027-06-01", per_page: 50 };
+    // Anonymous (the kept records' path) and the editor's edit context (built each time; the protected series unmasked).
+    for (const as of [undefined, "editor"]) {
+      const query = as === undefined ? window : { ...window, context: "edit" };
+      // First the list, so that no record it shows was kept by a single read.
+      const list = await t.get("/events", { as, query });
+      expect(list.status, JSON.stringify(list.body)).to.equal(200);
+      const events = list.body.events as Array<Record<string, unknown>>;
+      const bySeries = (id: number): Array<Record<string, unknown>> => events.filter((e) => e.series_id === id);
+      expect([bySeries(rome).length, bySeries(site2).length, bySeries(locked).length]).to.deep.equal([5, 4, 3]);
+      expect(new Set(bySeries(rome).map((e) => e.timezone_abbr))).to.deep.equal(new Set(["CET", "CEST"]));
+      expect(new Set(bySeries(rome).map((e) => e.website)).size).to.equal(5);
+      // Its website is its URL, masked for anonymous readers.
+      expect(bySeries(locked).map((e) => e.website)).to.deep.equal(as === undefined ? ["", "", ""] : bySeries(locked).map((e) => e.url));
+      // Each record built on its own: one a page (no other occurrence of its series to start from), not kept (`_pretty`).
+      for (const [i, listed] of events.entries()) {
+        const alone = await t.get("/events", { as, query: { ...query, per_page: 1, page: i + 1, _pretty: true } });
+        expect(alone.status, JSON.stringify(alone.body)).to.equal(200);
+        expect(listed, `${as ?? "anonymous"}: ${String(listed.id)}`).to.deep.equal(alone.body.events[0]);
+      }
+    }
+  });
+
+  it("makes an occurrence's record from its kept series (no load, no build), fresh after the series changes", async () => {
+    const t = site();
+    const category = await t.post("/categories", { as: "editor", json: { name: "Kept series" } });
+    const id = await (async () => {
+      const res = await t.post("/events", { as: "editor", json: { ...WEEKLY_ROME, title: "Kept weekly", categories: [category.body.id], recurrence: ["RRULE:FREQ=WEEKLY;COUNT=5"] } });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      return res.body.id as number;
+    })();
+    // The events this request loads to build records (the route loads through the engine's posts).
+    const posts = t.site.engine.posts;
+    const getMany = posts.getMany.bind(posts);
+    let loaded: number[] = [];
+    posts.getMany = (ids, ...rest) => {
+      loaded.push(...ids);
+      return getMany(ids, ...rest);
+    };
+    try {
+      for (const title of ["Kept weekly", "Renamed weekly"]) {
+        if (title !== "Kept weekly") expect((await t.post(`/events/${id}`, { as: "editor", json: { title } })).status).to.equal(200);
+        const loads: number[] = [];
+        for (let page = 1; page <= 5; page++) {
+          loaded = [];
+          const query = { start_date: "2027-03-01", end_date: "2027-06-01", categories: category.body.id, per_page: 1, page };
+          const res = await t.get("/events", { query });
+          expect(res.status, JSON.stringify(res.body)).to.equal(200);
+          loads.push(loaded.length);
+          const [event] = res.body.events as Array<Record<string, unknown>>;
+          expect(event.series_id).to.equal(id);
+          expect(event.title).to.equal(title);
+          const alone = await t.get("/events", { query: { ...query, _pretty: true } });
+          expect(event).to.deep.equal(alone.body.events[0]);
+        }
+        // The first page builds the first occurrence and keeps the series; the others are made from it.
+        expect(loads, title).to.deep.equal([1, 0, 0, 0, 0]);
+      }
+    } finally {
+      posts.getMany = getMany;
+    }
+  });
 });
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -19,7 +19,7 @@ export function postHeader(post: LoadedPost, ctx: RecordContext): JsonObject {
   };
 }
 
-export function globalIds(post: LoadedPost, ctx: RecordContext): JsonObject {
+export function globalIds(post: Pick<LoadedPost, "id" | "occurrence">, ctx: Pick<RecordContext, "home">): { global_id: string; global_id_lineage: string[] } {
   const id = globalId(ctx.home, listedId(post));
   return { global_id: id, global_id_lineage: [id] };
 }

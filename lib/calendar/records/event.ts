@@ -29,13 +29,9 @@ export function storedCost(raw: unknown): string[] {
 export function eventRecord(post: LoadedPost, ctx: RecordContext): JsonObject {
   const f = post.fields;
   const texts = renderedTexts(post);
-  const zone = str(f.timezone) || ctx.siteTimezone;
-  const startLocal = str(f.start_local);
-  const endLocal = str(f.end_local);
-  const startUtc = str(f.start_utc);
-  const endUtc = str(f.end_utc);
+  const zone = eventZone(post, ctx);
   const cost = formatCost(storedCost(f.cost));
-  const url = postUrl(ctx.home, post);
+  const at = atInstance(post, ctx, zone);
 
   // Members the answer's `_fields` drops are left empty: building them is the costly part of a record.
   const withJsonLd = (ctx.single || ctx.jsonLd === true) && isPublicPage(post) && wanted(ctx, "json_ld");
@@ -52,32 +48,34 @@ export function eventRecord(post: LoadedPost, ctx: RecordContext): JsonObject {
   const venues = wanted(ctx, "venue") || withJsonLd ? linked(VENUE_LINK).map((v) => embeddedRecord(v, embedCtx, venueRecord)) : [];
   const organizers = wanted(ctx, "organizer") || withJsonLd ? linked(ORGANIZER_LINK).map((o) => embeddedRecord(o, embedCtx, organizerRecord)) : [];
 
-  // An occurrence of a series is an event of its own id (lib/posts/occurrences.ts) and the series' other members.
-  const id = listedId(post);
+  // An occurrence of a series is an event of its own id (lib/posts/occurrences.ts) and the series' other members;
+  // what differs between the occurrences of one series is `atInstance`'s alone (`occurrenceRecords` relies on it).
   const record: JsonObject = {
-    id,
-    ...globalIds(post, ctx),
+    id: at.id,
+    global_id: at.global_id,
+    global_id_lineage: at.global_id_lineage,
     ...postHeader(post, ctx),
-    rest_url: `${ctx.ns}/events/${id}`,
+    url: at.url,
+    rest_url: at.rest_url,
     title: texts.title,
     description: texts.description,
     excerpt: texts.excerpt,
     slug: post.slug,
     image: imageRecord(ctx.related.attachments.get(Number(f.image_id))),
     all_day: f.all_day === true,
-    start_date: startLocal,
-    start_date_details: dateDetails(startLocal),
-    end_date: endLocal,
-    end_date_details: dateDetails(endLocal),
-    utc_start_date: startUtc,
-    utc_start_date_details: dateDetails(startUtc),
-    utc_end_date: endUtc,
-    utc_end_date_details: dateDetails(endUtc),
+    start_date: at.start_date,
+    start_date_details: at.start_date_details,
+    end_date: at.end_date,
+    end_date_details: at.end_date_details,
+    utc_start_date: at.utc_start_date,
+    utc_start_date_details: at.utc_start_date_details,
+    utc_end_date: at.utc_end_date,
+    utc_end_date_details: at.utc_end_date_details,
     timezone: zone,
-    timezone_abbr: timezoneAbbrAt(zone, utcSqlMillis(startUtc)),
+    timezone_abbr: at.timezone_abbr,
     cost: cost.cost,
     cost_details: { ...cost.details, values: cost.details.values },
-    website: f.website === null || f.website === undefined ? url : str(f.website),
+    website: f.website === null || f.website === undefined ? at.url : str(f.website),
     show_map: f.show_map !== false,
     show_map_link: f.show_map_link !== false,
     hide_from_listings: f.hide_from_listings === true,
@@ -92,10 +90,101 @@ export function eventRecord(post: LoadedPost, ctx: RecordContext): JsonObject {
     // its series' lines), the series an occurrence belongs to, detached or not (null: not an occurrence),
     // and the start the series' rules made it at (its RECURRENCE-ID, on the event's wall clock).
     recurrence: storedRecurrence(post),
-    ...occurrenceMembers(post),
+    series_id: at.series_id,
+    original_start_date: at.original_start_date,
+    utc_original_start_date: at.utc_original_start_date,
   };
   if (withJsonLd) record.json_ld = eventJsonLd(post, record, zone);
   return hasContentAccess(post, ctx) ? record : maskProtected(record);
+}
+
+function eventZone(post: LoadedPost, ctx: RecordContext): string {
+  return str(post.fields.timezone) || ctx.siteTimezone;
+}
+
+/** What an instance's members are made from: the post at that instance, or what a kept series gives of it (records/kept.ts). */
+export type InstanceSource = Pick<LoadedPost, "id" | "type" | "status" | "slug" | "parent" | "fields" | "occurrence">;
+
+/** The URLs records are written with (RecordContext's). */
+export type RecordUrls = Pick<RecordContext, "home" | "ns">;
+
+/**
+ * The members of an event record that its instance decides: the only ones
+ * in which two occurrences of one series differ (its id, its dates, its
+ * URL and what shows them). Everything else in the record is the series'.
+ */
+function atInstance(post: InstanceSource, urls: RecordUrls, zone: string) {
+  const f = post.fields;
+  const id = listedId(post);
+  const startLocal = str(f.start_local);
+  const endLocal = str(f.end_local);
+  const startUtc = str(f.start_utc);
+  const endUtc = str(f.end_utc);
+  return {
+    id,
+    ...globalIds(post, urls),
+    url: postUrl(urls.home, post),
+    rest_url: `${urls.ns}/events/${id}`,
+    start_date: startLocal,
+    start_date_details: dateDetails(startLocal),
+    end_date: endLocal,
+    end_date_details: dateDetails(endLocal),
+    utc_start_date: startUtc,
+    utc_start_date_details: dateDetails(startUtc),
+    utc_end_date: endUtc,
+    utc_end_date_details: dateDetails(endUtc),
+    timezone_abbr: timezoneAbbrAt(zone, utcSqlMillis(startUtc)),
+    ...occurrenceMembers(post),
+  } satisfies JsonObject;
+}
+
+/** How the members of an occurrence's series shape its own (`occurrenceFrom`). */
+export interface SeriesShape {
+  /** The event's zone (its own, else the site's). */
+  readonly zone: string;
+  /** The event has no website of its own: its `website` is its URL. */
+  readonly websiteIsUrl: boolean;
+  /** The record is masked for its reader (a protected event, `maskProtected`). */
+  readonly masked: boolean;
+}
+
+export function seriesShape(post: LoadedPost, ctx: RecordContext): SeriesShape {
+  return { zone: eventZone(post, ctx), websiteIsUrl: post.fields.website === null || post.fields.website === undefined, masked: !hasContentAccess(post, ctx) };
+}
+
+/**
+ * An occurrence's record from `record`, another occurrence's of the same
+ * series as `eventRecord` built it for the same reader and URLs, without
+ * `json_ld` (which is built from the dates): its instance's members put in,
+ * keys in the same order. Byte for byte the record `eventRecord` builds.
+ */
+export function occurrenceFrom(record: JsonObject, post: InstanceSource, urls: RecordUrls, shape: SeriesShape): JsonObject {
+  const at: JsonObject = atInstance(post, urls, shape.zone);
+  if (shape.websiteIsUrl) at.website = at.url;
+  return { ...record, ...(shape.masked ? maskProtected(at) : at) };
+}
+
+/**
+ * The records of `posts` (as `eventRecord` builds each): an occurrence whose
+ * series was built already for this answer is that record with its own
+ * instance's members (`occurrenceFrom`), not a new build. Not with
+ * `json_ld`: occurrences are then built each.
+ */
+export function eventRecords(posts: readonly LoadedPost[], ctx: RecordContext): JsonObject[] {
+  const series = new Map<number, { post: LoadedPost; record: JsonObject; shape: SeriesShape }>();
+  return posts.map((post) => {
+    if (post.occurrence === undefined) return eventRecord(post, ctx);
+    const built = series.get(post.id);
+    if (built !== undefined && sameSeries(built.post, post)) return occurrenceFrom(built.record, post, ctx, built.shape);
+    const record = eventRecord(post, ctx);
+    if (!("json_ld" in record)) series.set(post.id, { post, record, shape: seriesShape(post, ctx) });
+    return record;
+  });
+}
+
+/** The same series as loaded once for this answer (occurrences of one load share its objects). */
+function sameSeries(a: LoadedPost, b: LoadedPost): boolean {
+  return a.modifiedUtc === b.modifiedUtc && a.termIds === b.termIds && a.links === b.links && a.title === b.title && a.content === b.content;
 }
 
 interface OccurrenceMembers {
@@ -110,7 +199,7 @@ interface OccurrenceMembers {
  * own), else null. An instance's key is its start on the series' wall
  * clock, so its UTC is the instance's own start_utc.
  */
-function occurrenceMembers(post: LoadedPost): OccurrenceMembers {
+function occurrenceMembers(post: Pick<LoadedPost, "id" | "parent" | "fields" | "occurrence">): OccurrenceMembers {
   const o = post.occurrence;
   if (o !== undefined) return { series_id: post.id, original_start_date: o.key, utc_original_start_date: o.start_utc };
   const key = post.fields.recurrence_id;

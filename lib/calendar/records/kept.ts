@@ -10,8 +10,10 @@ import { recordHole, type KeptRecord, type PartSource } from "../../cache/record
 import { encodeJson, RawJson } from "../../routes/json";
 import type { RestRequest } from "../../routes/types";
 import { NAMESPACE } from "../common/args";
+import type { LoadedPost, Occurrence } from "../../posts/types";
 import type { Json, JsonObject } from "./context";
 import { embeddedTermRecord } from "./term";
+import { occurrenceFrom, type InstanceSource, type RecordUrls, type SeriesShape } from "./event";
 
 /**
  * Whether this request's event records are the ones every anonymous reader
@@ -73,4 +75,62 @@ export function termParts(engine: EngineApi, req: RestRequest): PartSource {
     }
     return parts;
   };
+}
+
+/** A kept series' key: what the records of its occurrences are made from (`keptSeries`), for one language and URLs. */
+export function seriesKey(req: RestRequest, seriesId: number, language: string | undefined): string {
+  return `calendar-series\u0000${seriesId}\u0000${language ?? ""}\u0000${req.urls.home}\u0000${req.urls.root}`;
+}
+
+/** What a kept series holds besides a record: what an occurrence's own members are made from, and the record's tags. */
+interface SeriesHead {
+  post: Pick<InstanceSource, "id" | "type" | "status" | "slug" | "parent">;
+  shape: SeriesShape;
+  tags: number[];
+}
+
+/**
+ * A series kept for its occurrences (issue 43): the record of one of them
+ * (`post`, at that occurrence; as `keptText` keeps it, terms as holes), with
+ * what the others' own members are made from (`occurrenceFrom`). Kept under
+ * the record's tags: the series' post tag covers its occurrence rows too
+ * (their triggers bump it), so an occurrence made from a kept series is as
+ * fresh as the series and its own row read after it.
+ */
+export function keptSeries(req: RestRequest, post: LoadedPost, record: JsonObject, shape: SeriesShape, tags: Iterable<number>, language: string | undefined): KeptRecord {
+  const head: SeriesHead = { post: { id: post.id, type: post.type, status: post.status, slug: post.slug, parent: post.parent }, shape, tags: [...tags] };
+  const bytes = Buffer.concat([Buffer.from(`{"series":${encodeJson(head)},"record":`), keptText(req, record), Buffer.from("}")]);
+  return { key: seriesKey(req, post.id, language), bytes, tags: head.tags };
+}
+
+/**
+ * The record of `occurrence` made from its kept series (`keptSeries`'s
+ * text, its holes filled), and the tags to keep it under; undefined where
+ * the text is not a kept series of this occurrence's post.
+ */
+export function occurrenceFromKept(text: Buffer, occurrence: Occurrence, urls: RecordUrls): { record: JsonObject; tags: number[] } | undefined {
+  let kept: unknown;
+  try {
+    kept = JSON.parse(text.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  if (!isObject(kept) || !isObject(kept.record) || !isHead(kept.series) || kept.series.post.id !== occurrence.postId) return undefined;
+  const { post, shape, tags } = kept.series;
+  const fields = { start_local: occurrence.start_local, end_local: occurrence.end_local, start_utc: occurrence.start_utc, end_utc: occurrence.end_utc };
+  return { record: occurrenceFrom(kept.record, { ...post, fields, occurrence }, urls, shape), tags };
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isHead(value: unknown): value is SeriesHead {
+  if (!isObject(value) || !isObject(value.post) || !isObject(value.shape) || !Array.isArray(value.tags)) return false;
+  const { post, shape } = value;
+  return (
+    typeof post.id === "number" && typeof post.type === "string" && typeof post.status === "string" && typeof post.slug === "string" && typeof post.parent === "number" &&
+    typeof shape.zone === "string" && typeof shape.websiteIsUrl === "boolean" && typeof shape.masked === "boolean" &&
+    value.tags.every((t) => typeof t === "number")
+  );
 }

@@ -6,7 +6,7 @@ import { postTypes } from "../post-types";
 const PLAIN_LINK_STATUSES = new Set(["draft", "pending", "future", "auto-draft"]);
 
 /** Public page URL as WordPress's get_permalink gives it with pretty permalinks. */
-export function postUrl(home: string, post: Post & { occurrence?: Occurrence }): string {
+export function postUrl(home: string, post: Pick<Post, "id" | "type" | "status" | "slug"> & { occurrence?: Occurrence }): string {
   const config = postTypes[post.type];
   const publicName = config?.publicName ?? post.type;
   // An occurrence of a series: the original's convention, the series' URL with the occurrence's local

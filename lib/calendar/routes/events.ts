@@ -6,7 +6,7 @@
  * and the OpenAPI document all come from this one registration.
  */
 import { SITE_TAG, slugTag } from "../../db/cache-tags";
-import { listedId, occurrenceId } from "../../posts/occurrence-ids";
+import { listedId, occurrenceId, occurrenceRowId } from "../../posts/occurrence-ids";
 import { sanitizeTitle } from "../../format/slug";
 import type { EngineApi } from "../../engine-api";
 import type { CurrentUser } from "../../users/types";
@@ -18,13 +18,13 @@ import { RestResponse, rawResponse } from "../../routes/response";
 import { encodeJson, RawJson } from "../../routes/json";
 import type { KeptRecord } from "../../cache/records";
 import { readAgainByCheck } from "../../cache/tag-audit";
-import { keepsRecords, keptText, recordKey, termParts } from "../records/kept";
+import { keepsRecords, keptSeries, keptText, occurrenceFromKept, recordKey, seriesKey, termParts } from "../records/kept";
 import { CREATABLE, DELETABLE, EDITABLE, READABLE, type ArgSpec, type ArgsMap, type PermissionCheck, type RestEndpoint } from "../../routes/types";
 import type { QueryValue } from "../../routes/urls";
 import type { CalendarHost } from "../host";
 import { EVENT } from "../post-types";
 import type { Json, JsonObject } from "../records/context";
-import { eventRecord } from "../records/event";
+import { eventRecord, eventRecords, seriesShape } from "../records/event";
 import { ICAL_CONTENT_TYPE, icalFeed, wantsICalendar } from "../ical/feed";
 import { seriesStartLocal } from "../recurrence/series";
 import { NAMESPACE, requestLanguage } from "../common/args";
@@ -66,7 +66,7 @@ async function toRecords(
   opts: Omit<RecordContextOptions, "single"> = {},
 ): Promise<JsonObject[]> {
   const ctx = await recordContext(engine, req, posts, { ...opts, single });
-  return posts.map((post) => eventRecord(post, ctx));
+  return eventRecords(posts, ctx);
 }
 
 function readAccess(req: RestRequest): ReadAccess {
@@ -275,7 +275,10 @@ export function registerEventRoutes(host: CalendarHost): void {
   /**
    * The JSON list page from kept records (lib/cache/records.ts): the page's
    * ids and total, the kept texts of its events, and only the events
-   * without one loaded and built (then kept). Undefined where the records
+   * without one made (then kept): an occurrence from its series' kept
+   * record (`keptSeries`) and its own row, the others loaded and built,
+   * each occurrence of a series on the page from the first one's record
+   * (`eventRecords`), which keeps the series. Undefined where the records
    * are not every reader's (see keepsRecords) or none are kept; also when
    * an event of the page went between the two reads (the page is then
    * built as usual, from one read).
@@ -299,22 +302,49 @@ export function registerEventRoutes(host: CalendarHost): void {
     const keys = result.ids.map((id) => recordKey(req, id, language));
     const shown = new Set<number>();
     const texts = await kept.get(keys, termParts(engine, req), shown);
-    const missing = result.ids.filter((_, i) => !texts.has(keys[i]));
+    let missing = result.ids.filter((_, i) => !texts.has(keys[i]));
     if (missing.length > 0) {
       // Read before the posts are loaded: what is built from them is kept only if nothing committed since.
       const token = await kept.token();
-      const loaded = await engine.posts.getMany(missing, relations, [EVENT]);
-      const posts = missing.map((id) => loaded.get(id)).filter((p): p is LoadedPost => p !== undefined && p.type === EVENT);
-      if (posts.length < missing.length) return undefined;
-      const ctx = await recordContext(engine, req, posts, { single: false, fieldsAt: "events" });
-      const built: KeptRecord[] = posts.map((p) => {
-        const record = eventRecord(p, ctx);
-        const key = recordKey(req, listedId(p), language);
-        texts.set(key, Buffer.from(encodeJson(record)));
-        // The text on this page has its terms in it (the kept one has holes for them).
-        for (const tag of recordTags(p, ctx.related, language)) shown.add(tag);
-        return { key, bytes: keptText(req, record), tags: recordTags(p, ctx.related, language, { terms: false }) };
+      const built: KeptRecord[] = [];
+      // Occurrences of a kept series are made from it and their own rows (item 2 of issue 43): no load, no build.
+      const instances = await engine.occurrences.getMany(missing.map(occurrenceRowId).filter((id): id is number => id !== null));
+      const seriesIds = [...new Set([...instances.values()].map((o) => o.postId))];
+      const series = seriesIds.length === 0 ? new Map<string, Buffer>() : await kept.get(seriesIds.map((id) => seriesKey(req, id, language)), termParts(engine, req), shown);
+      const urls = { home: req.urls.home, ns: `${req.urls.root}${NAMESPACE}` };
+      missing = missing.filter((id) => {
+        const occurrence = instances.get(occurrenceRowId(id) ?? 0);
+        const text = occurrence === undefined ? undefined : series.get(seriesKey(req, occurrence.postId, language));
+        const made = text === undefined || occurrence === undefined ? undefined : occurrenceFromKept(text, occurrence, urls);
+        if (made === undefined) return true;
+        const key = recordKey(req, id, language);
+        texts.set(key, Buffer.from(encodeJson(made.record)));
+        built.push({ key, bytes: keptText(req, made.record), tags: made.tags });
+        return false;
       });
+      if (missing.length > 0) {
+        const seriesKept = new Set(series.keys());
+        const loaded = await engine.posts.getMany(missing, relations, [EVENT]);
+        const posts = missing.map((id) => loaded.get(id)).filter((p): p is LoadedPost => p !== undefined && p.type === EVENT);
+        if (posts.length < missing.length) return undefined;
+        const ctx = await recordContext(engine, req, posts, { single: false, fieldsAt: "events" });
+        const records = eventRecords(posts, ctx);
+        posts.forEach((p, i) => {
+          const record = records[i];
+          const key = recordKey(req, listedId(p), language);
+          texts.set(key, Buffer.from(encodeJson(record)));
+          // The text on this page has its terms in it (the kept one has holes for them).
+          for (const tag of recordTags(p, ctx.related, language)) shown.add(tag);
+          const tags = recordTags(p, ctx.related, language, { terms: false });
+          built.push({ key, bytes: keptText(req, record), tags });
+          // The first occurrence of a series not kept keeps it for the others.
+          const from = seriesKey(req, p.id, language);
+          if (p.occurrence !== undefined && !seriesKept.has(from)) {
+            seriesKept.add(from);
+            built.push(keptSeries(req, p, record, seriesShape(p, ctx), tags, language));
+          }
+        });
+      }
       if (token !== null) await kept.keep(token, built);
     }
     // The site tag too: an empty page shows no record, yet its total and links depend on the options.
