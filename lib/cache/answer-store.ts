@@ -104,12 +104,22 @@ export interface BuiltAnswer {
  */
 export const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
 /**
- * Bound on the unpacked record texts held in front of the file (heap
- * outside V8's, in RSS): a few thousand records, the pages most read.
+ * Bound on the record texts held in front of the file (heap outside V8's,
+ * in RSS), as packed in it where that is LZ4 (a few times smaller, and
+ * unpacked in about a microsecond): every record of a 10k-event site, the
+ * pages most read of a larger one.
  */
 const RECORD_FRONT_BYTES = 16 * 1024 * 1024;
 /** The share of the stored answers deleted, oldest first, when the bound is passed: eviction runs once per so many stores, not at each. */
 const EVICT_SHARE = 0.1;
+
+/** A record in front of the file: `bytes` as packed in the file where `lz4`, else the text itself (inflating costs more than a read). */
+interface FrontRecord {
+  bytes: Buffer;
+  lz4: boolean;
+  tags: number[];
+  position: string;
+}
 
 /** A kept record's row: `token` is the tag-feed position it was marked with ("" for none). */
 interface RecordRow extends StoredRow {
@@ -300,13 +310,13 @@ export class AnswerStore {
   /** Proves kept records from memory (see getRecords). */
   private readonly feed: TagFeed;
   /**
-   * Record texts lately read or kept, unpacked, in front of the file: a
-   * list page's records without a statement or LZ4. Each keeps the feed
+   * Record texts lately read or kept, in front of the file: a list page's
+   * records without a statement (`FrontRecord`). Each keeps the feed
    * position its row was proved at and is proved from it as the row would
    * be (so it is never good where the row would not be). Least recently
    * used first out past RECORD_FRONT_BYTES.
    */
-  private readonly front = new BytesBoundedMap<{ bytes: Buffer; tags: number[]; position: string }>(RECORD_FRONT_BYTES, RECORD_FRONT_BYTES / 64);
+  private readonly front = new BytesBoundedMap<FrontRecord>(RECORD_FRONT_BYTES, RECORD_FRONT_BYTES / 64);
   /** The preset dictionary of every answer in the file (see SCHEMA); read when first needed, chosen by the first answer stored. */
   private dictionary: Buffer | undefined;
 
@@ -519,9 +529,10 @@ export class AnswerStore {
       const front = this.front.get(key);
       if (front !== undefined) {
         // Proved as the row it was read from is: by the feed, from its position.
-        if (this.feed.unchangedSince(front.position, front.tags) === true) {
+        const text = this.feed.unchangedSince(front.position, front.tags) === true ? this.frontText(front) : undefined;
+        if (text !== undefined) {
           this.front.touch(key);
-          out.set(key, front.bytes);
+          out.set(key, text);
           addShown(shown, front.tags);
           continue;
         }
@@ -545,7 +556,7 @@ export class AnswerStore {
       if (bytes === undefined) return;
       const key = row.key.slice(RECORD_KEY.length);
       out.set(key, bytes);
-      if (position !== null) this.front.set(key, { bytes, tags, position });
+      if (position !== null) this.front.set(key, row.packing === PACKED_RECORD_LZ4 ? { bytes: row.answer, lz4: true, tags, position } : { bytes, lz4: false, tags, position });
     };
     const wantedKeys = new Set(wanted.values());
     const unproved: Array<RecordRow & { pairs: Array<[number, number]>; tagIds: number[] }> = [];
@@ -603,18 +614,21 @@ export class AnswerStore {
       return;
     }
     const now = Date.now();
+    const packed = records.map((r) => this.packRecord(r.bytes));
     const stored = this.write("keeping records", () => this.db.transaction(() => {
-      for (const r of records) {
+      records.forEach((r, i) => {
         const pairs = unionTags(this.always, [r]).map((tag) => [tag, versions.get(tag) ?? 0]);
-        const { packing, answer } = this.packRecord(r.bytes);
         const key = RECORD_KEY + r.key;
-        this.upsert.run(keyId(key), key, position, JSON.stringify(pairs), 200, 0, packing, answer, now);
-      }
+        this.upsert.run(keyId(key), key, position, JSON.stringify(pairs), 200, 0, packed[i].packing, packed[i].answer, now);
+      });
       this.evictPastBound();
     })());
     if (stored) {
       this.recordCounters.kept += records.length;
-      for (const r of records) this.front.set(r.key, { bytes: r.bytes, tags: unionTags(this.always, [r]), position });
+      records.forEach((r, i) => {
+        const lz4 = packed[i].packing === PACKED_RECORD_LZ4;
+        this.front.set(r.key, { bytes: lz4 ? packed[i].answer : r.bytes, lz4, tags: unionTags(this.always, [r]), position });
+      });
     }
   }
 
@@ -679,8 +693,13 @@ export class AnswerStore {
     return { packing: PACKED_RECORD_LZ4, answer: fast.compressSync(bytes, dictionary) };
   }
 
+  /** A front record's text (`FrontRecord`); `undefined` (a miss) when it cannot be unpacked. */
+  private frontText(front: FrontRecord): Buffer | undefined {
+    return front.lz4 ? this.unpackRecord({ packing: PACKED_RECORD_LZ4, answer: front.bytes, status: 200, no_cache: 0 }) : front.bytes;
+  }
+
   /** A kept record's bytes; `undefined` (a miss) when they cannot be read back (an LZ4 row where LZ4 cannot load). */
-  private unpackRecord(row: RecordRow): Buffer | undefined {
+  private unpackRecord(row: StoredRow): Buffer | undefined {
     if (row.packing !== PACKED_RECORD_LZ4) {
       const answer = this.unpack(row, RECORD_CHUNK);
       return answer === undefined ? undefined : (answer.body ?? Buffer.alloc(0));

@@ -220,6 +220,9 @@ describe("routes: answer store", () => {
       await a.answer("single", async () => ({ answer: { status: 200, headers: [["Content-Type", "application/json"]], body: record(0), noCache: false }, success: true, tags: new Set([4]) }));
       const token = (await a.records.token()) as string;
       await a.records.keep(token, [1, 2].map((n) => ({ key: `event ${n}`, bytes: record(n), tags: [4 * n] })));
+      // Given back from the front of the file, where they are held as packed in it: the same bytes.
+      const fromFront = await a.records.get(["event 1", "event 2"]);
+      for (const n of [1, 2]) expect(fromFront.get(`event ${n}`)?.equals(record(n)), `front, event ${n}`).to.equal(true);
       const reader = new Sqlite(file);
       try {
         const rows = reader.prepare("SELECT key, packing, length(answer) AS n FROM stored_answers WHERE key LIKE 'record %' ORDER BY key").all() as Array<{ key: string; packing: number; n: number }>;
@@ -233,9 +236,13 @@ describe("routes: answer store", () => {
       } finally {
         reader.close();
       }
-      const got = await (await openFile()).records.get(["event 1", "event 2", "event 3"]);
-      expect([...got.keys()].sort()).to.deep.equal(["event 1", "event 2", "event 3"]);
-      for (const n of [1, 2, 3]) expect(got.get(`event ${n}`)?.equals(record(n)), `event ${n}`).to.equal(true);
+      const c = await openFile();
+      // Read from the file, then from the front the first read filled.
+      for (const from of ["file", "front"]) {
+        const got = await c.records.get(["event 1", "event 2", "event 3"]);
+        expect([...got.keys()].sort(), from).to.deep.equal(["event 1", "event 2", "event 3"]);
+        for (const n of [1, 2, 3]) expect(got.get(`event ${n}`)?.equals(record(n)), `${from}, event ${n}`).to.equal(true);
+      }
     });
 
     it("replaces the table of a file written in an earlier format", async () => {
