@@ -140,7 +140,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   } finally {
     closeAgents();
     await fuzzSite?.close();
-    if (tempFile) for (const suffix of ["", "-wal", "-shm", "-journal"]) fs.rmSync(tempFile + suffix, { force: true });
+    // The database, SQLite's own files and the kept records the site made beside it (lib/cache/index.ts defaultRecordFile).
+    if (tempFile) for (const suffix of ["", "-wal", "-shm", "-journal", ".records", ".records-wal", ".records-shm"]) fs.rmSync(tempFile + suffix, { force: true });
   }
 }
 

@@ -5,12 +5,12 @@
  * CALPRESS_SECRET keys the application-password hashes.
  */
 import { expect } from "chai";
-import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { main, type CliIO } from "../../lib/cli/main";
 import { createSite } from "../../lib/site";
 import { call, startServer, type Server } from "../reliability/cli-process";
+import { removeSqliteFile } from "../support/databases";
 
 function captureIO(): CliIO & { outLines: string[]; errLines: string[] } {
   const outLines: string[] = [];
@@ -20,13 +20,10 @@ function captureIO(): CliIO & { outLines: string[]; errLines: string[] } {
 
 function tempDb(name: string): string {
   const file = path.join(os.tmpdir(), `calpress-cred-${name}-${process.pid}.sqlite`);
-  removeDb(file);
+  removeSqliteFile(file);
   return file;
 }
 
-function removeDb(file: string): void {
-  for (const suffix of ["", "-wal", "-shm", "-journal"]) fs.rmSync(file + suffix, { force: true });
-}
 
 async function stop(server: Server): Promise<void> {
   server.child.kill("SIGTERM");
@@ -61,7 +58,7 @@ describe("CLI: operator credentials", function () {
       expect(server.stderr()).to.not.contain("warning");
     } finally {
       await stop(server);
-      removeDb(db);
+      removeSqliteFile(db);
     }
   });
 
@@ -76,7 +73,7 @@ describe("CLI: operator credentials", function () {
         expect((await call(server.port, "GET", "/events?status=draft", { auth: "admin:operator-pass-0123456789" })).status).to.equal(200);
       } finally {
         await stop(server);
-        removeDb(db);
+        removeSqliteFile(db);
       }
     });
   });
@@ -96,7 +93,7 @@ describe("CLI: operator credentials", function () {
       expect(await main(["user", "add", "carol", "--role", "editor", "--app-password", "ab cd-ef", "--db", db], io)).to.equal(0);
       expect(io.errLines.join("\n")).to.match(/"carol" has 6 letters and digits/);
     } finally {
-      removeDb(db);
+      removeSqliteFile(db);
     }
   });
 
@@ -146,7 +143,7 @@ describe("CLI: operator credentials", function () {
         await fresh.close();
       }
     } finally {
-      removeDb(db);
+      removeSqliteFile(db);
     }
   });
 });

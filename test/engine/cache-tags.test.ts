@@ -7,11 +7,10 @@
 import { expect } from "chai";
 import os from "node:os";
 import path from "node:path";
-import fs from "node:fs";
 import { createEngine, type Engine } from "../../lib/engine";
 import { EPOCH_TAG, postTag, readTagVersions, SITE_TAG, SLUGS_TAG, slugTag, termTag } from "../../lib/db/cache-tags";
 import { cacheTagsMaintained } from "../../lib/db/dialects";
-import { forEachDatabase } from "../support/databases";
+import { forEachDatabase, removeSqliteFile } from "../support/databases";
 import { useCalendarEngine } from "../support/engine";
 
 forEachDatabase("engine: cache tags", (db) => {
@@ -144,9 +143,7 @@ forEachDatabase("engine: cache tags", (db) => {
         await made.close();
       }
     };
-    const remove = (): void => {
-      for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
-    };
+    const remove = (): void => removeSqliteFile(file);
     try {
       const first = await epochOf();
       expect(await epochOf()).to.equal(first);

@@ -4,7 +4,6 @@
  * the file locked must wait asynchronously: lib/db/dialects/sqlite-connection.ts),
  * and a host may hand over its own knex on node-sqlite3.
  */
-import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
@@ -12,14 +11,12 @@ import Database from "better-sqlite3";
 import knexFactory, { type Knex } from "knex";
 import sqlite3 from "sqlite3";
 import { startTestSite, type StartOptions, type TestSite } from "../support/site";
+import { removeSqliteFile } from "../support/databases";
 
 let n = 0;
 function tempFile(): string {
   n += 1;
   return path.join(os.tmpdir(), `calpress_drivers_${process.pid}_${n}.sqlite`);
-}
-function removeFile(file: string): void {
-  for (const suffix of ["", "-wal", "-shm", "-journal"]) fs.rmSync(file + suffix, { force: true });
 }
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -37,7 +34,7 @@ function siteOnFile(target: (file: string) => StartOptions["target"] = (file) =>
   after(async () => {
     await site?.close();
     await cleanup?.();
-    removeFile(file);
+    removeSqliteFile(file);
   });
   return {
     file,

@@ -7,11 +7,10 @@
 import { expect } from "chai";
 import os from "node:os";
 import path from "node:path";
-import fs from "node:fs";
 import type { Request } from "express";
 import { createSite, type HostUser } from "../../lib/site";
 import { formEncode, startTestSite, type StartOptions, type TestSite } from "../support/site";
-import { forEachDatabase } from "../support/databases";
+import { forEachDatabase, removeSqliteFile } from "../support/databases";
 import { dayAt } from "../calendar/events-support";
 
 /** The host's sessions: cookie value → login. */
@@ -198,7 +197,7 @@ describe("site: stored answers and cookie logins", function () {
       expect(store.stats().early).to.equal(early);
     } finally {
       await t.close();
-      for (const f of [file, dbFile]) for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(f + suffix, { force: true });
+      for (const f of [file, dbFile]) removeSqliteFile(f);
     }
   });
 });

@@ -1,5 +1,4 @@
 /** The CLI in-process, as `calpress …` runs it, with its output collected. */
-import fs from "node:fs";
 import { main, type CliIO } from "../../lib/cli/main";
 
 export async function runCli(argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
@@ -10,7 +9,4 @@ export async function runCli(argv: string[]): Promise<{ code: number; out: strin
   return { code, out, err };
 }
 
-/** Removes a SQLite file and its companions. */
-export function removeSqliteFile(file: string): void {
-  for (const suffix of ["", "-wal", "-shm", "-journal", ".records", ".records-wal", ".records-shm"]) fs.rmSync(file + suffix, { force: true });
-}
+export { removeSqliteFile } from "./databases";

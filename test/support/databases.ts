@@ -49,6 +49,15 @@ async function withAdmin<T>(url: string, work: (k: Knex) => Promise<T>): Promise
   }
 }
 
+/**
+ * Removes a SQLite site database and what is kept beside it: SQLite's own
+ * files and the site's kept records (`<file>.records`, lib/cache/index.ts
+ * `defaultRecordFile`), which a site opened on the file makes.
+ */
+export function removeSqliteFile(file: string): void {
+  for (const suffix of ["", "-wal", "-shm", "-journal", ".records", ".records-wal", ".records-shm", ".records-journal"]) fs.rmSync(file + suffix, { force: true });
+}
+
 const sqliteTarget: TestTarget = {
   name: "sqlite",
   async create() {
@@ -57,7 +66,7 @@ const sqliteTarget: TestTarget = {
     return {
       target: file,
       async drop() {
-        for (const suffix of ["", "-wal", "-shm", "-journal", ".records", ".records-wal", ".records-shm"]) fs.rmSync(file + suffix, { force: true });
+        removeSqliteFile(file);
       },
     };
   },
