@@ -49,7 +49,7 @@ export function eventRecord(post: LoadedPost, ctx: RecordContext): JsonObject {
   const organizers = wanted(ctx, "organizer") || withJsonLd ? linked(ORGANIZER_LINK).map((o) => embeddedRecord(o, embedCtx, organizerRecord)) : [];
 
   // An occurrence of a series is an event of its own id (lib/posts/occurrences.ts) and the series' other members;
-  // what differs between the occurrences of one series is `atInstance`'s alone (`occurrenceRecords` relies on it).
+  // what differs between the occurrences of one series is `atInstance`'s alone (`occurrenceFrom` relies on it).
   const record: JsonObject = {
     id: at.id,
     global_id: at.global_id,
