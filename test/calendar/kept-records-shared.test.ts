@@ -5,8 +5,9 @@
  * `calpress serve` child and a site in this process run on one database,
  * with no caching option given: a record one of them built is reused by the
  * other, and a write through either shows at once in the other's lists
- * (a venue renamed, a term recounted, a series changed), byte for byte as a
- * site that keeps no records answers.
+ * (a venue renamed, a term recounted, a series changed; an occurrence made
+ * from the series the other kept), byte for byte as a site that keeps no
+ * records answers.
  */
 import fs from "node:fs";
 import { expect } from "chai";
@@ -124,6 +125,48 @@ forEachDatabase("calendar: kept records shared by processes", (db) => {
     const list = JSON.parse(await text(childUrl("?per_page=50"))) as { events: Array<{ title: string }> };
     expect(list.events.filter((e) => e.title === "Series Renamed").length, "the series' occurrences, renamed").to.be.greaterThan(1);
     expect(list.events.some((e) => e.title === "Shared Series")).to.equal(false);
+  });
+
+  it("makes occurrences in one process from the series the other kept, and from the changed series after a write in the other", async () => {
+    const t = on();
+    const series = await makeEvent(t.here, { title: "Far Series", status: "publish", start_date: dayAt(200, "18:00:00"), end_date: dayAt(200, "19:00:00"), recurrence: ["RRULE:FREQ=WEEKLY;COUNT=4"] });
+    // As above: the other process may list a site's first series by its occurrences only after a second.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const page = (n: number): string => `?start_date=${dayAt(199, "00:00:00").slice(0, 10)}&end_date=${dayAt(230, "00:00:00").slice(0, 10)}&per_page=1&page=${n}`;
+    const expected = (n: number): Promise<string> => text(`${t.plain.ns}/events${page(n)}`);
+    // The events this process loads to build records (its routes load through its engine's posts).
+    const posts = t.here.site.engine.posts;
+    const getMany = posts.getMany.bind(posts);
+    let loaded = 0;
+    posts.getMany = (ids, ...rest) => {
+      loaded += ids.length;
+      return getMany(ids, ...rest);
+    };
+    try {
+      for (const title of ["Far Series", "Far Series Renamed"]) {
+        if (title !== "Far Series") {
+          const renamed = await fetch(`${t.child.root}calendar/events/v1/events/${series.id}`, {
+            method: "POST",
+            headers: { authorization: `Basic ${Buffer.from(ADMIN).toString("base64")}`, "content-type": "application/json" },
+            body: JSON.stringify({ title }),
+          });
+          expect(renamed.status).to.equal(200);
+        }
+        // The other process builds the first occurrence and keeps it with its series in the shared file.
+        const first = await text(childUrl(page(1)));
+        expect(first, title).to.equal(await expected(1));
+        expect(first).to.include(`"title":"${title}"`);
+        for (const n of [2, 3, 4]) {
+          loaded = 0;
+          const made = await text(`${t.here.ns}/events${page(n)}`);
+          expect(made, `${title}: page ${n}`).to.equal(await expected(n));
+          expect(made).to.include(`"title":"${title}"`);
+          expect(loaded, `${title}: posts loaded for page ${n}`).to.equal(0);
+        }
+      }
+    } finally {
+      posts.getMany = getMany;
+    }
   });
 
   it("builds what it keeps from options as new as the token it keeps it under (another process's option write is seen at once)", async function () {
