@@ -15,10 +15,10 @@
  */
 import os from "node:os";
 import path from "node:path";
-import fs from "node:fs";
 import fc from "fast-check";
 import type { Knex } from "knex";
 import type { Tables } from "../lib/db/tables";
+import { removeSqliteSite } from "../lib/db/dialects/scratch";
 import { catalogueFromIndex, type FuzzRoute } from "./catalogue";
 import { changedTables, databaseChecksum, type Checksum } from "./checksum";
 import { materialize, requestPlan, type Credentials, type WireRequest } from "./plan";
@@ -140,8 +140,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   } finally {
     closeAgents();
     await fuzzSite?.close();
-    // The database, SQLite's own files and the kept records the site made beside it (lib/cache/index.ts defaultRecordFile).
-    if (tempFile) for (const suffix of ["", "-wal", "-shm", "-journal", ".records", ".records-wal", ".records-shm"]) fs.rmSync(tempFile + suffix, { force: true });
+    if (tempFile) removeSqliteSite(tempFile);
   }
 }
 

@@ -59,3 +59,28 @@ export async function postId(t: TestSite, title: string): Promise<number> {
   if (!row) throw new Error(`no post titled ${title}`);
   return Number(row.id);
 }
+
+/**
+ * Counts the posts a site loads by id (`engine.posts.getMany`, through which
+ * routes load what they build records from) while `work` runs; `loaded()`
+ * gives the count since the last call, and the site's own method is put back
+ * after.
+ */
+export async function countingLoads<T>(t: TestSite, work: (loaded: () => number) => Promise<T>): Promise<T> {
+  const posts = t.site.engine.posts;
+  const getMany = posts.getMany;
+  let count = 0;
+  posts.getMany = (ids, ...rest) => {
+    count += ids.length;
+    return getMany.call(posts, ids, ...rest);
+  };
+  try {
+    return await work(() => {
+      const n = count;
+      count = 0;
+      return n;
+    });
+  } finally {
+    posts.getMany = getMany;
+  }
+}

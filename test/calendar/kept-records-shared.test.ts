@@ -15,7 +15,7 @@ import type { RecordCache, RecordStats } from "../../lib/cache/records";
 import { forEachDatabase, type TestDatabase } from "../support/databases";
 import { startTestSite, type TestSite } from "../support/site";
 import { startServer, type Server } from "../reliability/cli-process";
-import { dayAt, makeEvent } from "./events-support";
+import { countingLoads, dayAt, makeEvent } from "./events-support";
 
 const SITE_URL = "https://calendar.example";
 const ADMIN = "keeper:keeper-pass-1234";
@@ -134,15 +134,8 @@ forEachDatabase("calendar: kept records shared by processes", (db) => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const page = (n: number): string => `?start_date=${dayAt(199, "00:00:00").slice(0, 10)}&end_date=${dayAt(230, "00:00:00").slice(0, 10)}&per_page=1&page=${n}`;
     const expected = (n: number): Promise<string> => text(`${t.plain.ns}/events${page(n)}`);
-    // The events this process loads to build records (its routes load through its engine's posts).
-    const posts = t.here.site.engine.posts;
-    const getMany = posts.getMany.bind(posts);
-    let loaded = 0;
-    posts.getMany = (ids, ...rest) => {
-      loaded += ids.length;
-      return getMany(ids, ...rest);
-    };
-    try {
+    // The events this process loads to build records.
+    await countingLoads(t.here, async (loaded) => {
       for (const title of ["Far Series", "Far Series Renamed"]) {
         if (title !== "Far Series") {
           const renamed = await fetch(`${t.child.root}calendar/events/v1/events/${series.id}`, {
@@ -157,16 +150,15 @@ forEachDatabase("calendar: kept records shared by processes", (db) => {
         expect(first, title).to.equal(await expected(1));
         expect(first).to.include(`"title":"${title}"`);
         for (const n of [2, 3, 4]) {
-          loaded = 0;
+          loaded();
           const made = await text(`${t.here.ns}/events${page(n)}`);
+          const count = loaded();
           expect(made, `${title}: page ${n}`).to.equal(await expected(n));
           expect(made).to.include(`"title":"${title}"`);
-          expect(loaded, `${title}: posts loaded for page ${n}`).to.equal(0);
+          expect(count, `${title}: posts loaded for page ${n}`).to.equal(0);
         }
       }
-    } finally {
-      posts.getMany = getMany;
-    }
+    });
   });
 
   it("builds what it keeps from options as new as the token it keeps it under (another process's option write is seen at once)", async function () {

@@ -3,7 +3,7 @@ import { extendSeries, RECURRENCE_HORIZON_OPTION } from "../../lib/calendar/recu
 import { forEachDatabase } from "../support/databases";
 import type { TestSite } from "../support/site";
 import { feedEvents } from "./ical-read";
-import { useSite } from "./events-support";
+import { countingLoads, useSite } from "./events-support";
 
 async function occurrences(t: TestSite, id: number): Promise<Array<{ id: number; key: string; start_local: string; end_local: string; start_utc: string }>> {
   return (await t.site.engine.occurrences.list(id)).map((o) => ({ id: o.id, key: o.key, start_local: o.start_local, end_local: o.end_local, start_utc: o.start_utc }));
@@ -245,24 +245,17 @@ forEachDatabase("recurring events: series through the API", (db) => {
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       return res.body.id as number;
     })();
-    // The events this request loads to build records (the route loads through the engine's posts).
-    const posts = t.site.engine.posts;
-    const getMany = posts.getMany.bind(posts);
-    let loaded: number[] = [];
-    posts.getMany = (ids, ...rest) => {
-      loaded.push(...ids);
-      return getMany(ids, ...rest);
-    };
-    try {
+    // The events each page loads to build records.
+    await countingLoads(t, async (loaded) => {
       for (const title of ["Kept weekly", "Renamed weekly"]) {
         if (title !== "Kept weekly") expect((await t.post(`/events/${id}`, { as: "editor", json: { title } })).status).to.equal(200);
         const loads: number[] = [];
         for (let page = 1; page <= 5; page++) {
-          loaded = [];
+          loaded();
           const query = { start_date: "2027-03-01", end_date: "2027-06-01", categories: category.body.id, per_page: 1, page };
           const res = await t.get("/events", { query });
           expect(res.status, JSON.stringify(res.body)).to.equal(200);
-          loads.push(loaded.length);
+          loads.push(loaded());
           const [event] = res.body.events as Array<Record<string, unknown>>;
           expect(event.series_id).to.equal(id);
           expect(event.title).to.equal(title);
@@ -272,9 +265,7 @@ forEachDatabase("recurring events: series through the API", (db) => {
         // The first page builds the first occurrence and keeps the series; the others are made from it.
         expect(loads, title).to.deep.equal([1, 0, 0, 0, 0]);
       }
-    } finally {
-      posts.getMany = getMany;
-    }
+    });
   });
 });
 

@@ -1,8 +1,8 @@
-import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import knexFactory, { Knex } from "knex";
 import { configFromTarget } from "../../lib/db/target";
+import { removeSqliteSite } from "../../lib/db/dialects/scratch";
 
 /**
  * The databases every storage test runs on: SQLite always; PostgreSQL when
@@ -49,14 +49,8 @@ async function withAdmin<T>(url: string, work: (k: Knex) => Promise<T>): Promise
   }
 }
 
-/**
- * Removes a SQLite site database and what is kept beside it: SQLite's own
- * files and the site's kept records (`<file>.records`, lib/cache/index.ts
- * `defaultRecordFile`), which a site opened on the file makes.
- */
-export function removeSqliteFile(file: string): void {
-  for (const suffix of ["", "-wal", "-shm", "-journal", ".records", ".records-wal", ".records-shm", ".records-journal"]) fs.rmSync(file + suffix, { force: true });
-}
+/** Removes a SQLite site database, SQLite's own files and the kept records a site opened on it makes beside it. */
+export const removeSqliteFile = removeSqliteSite;
 
 const sqliteTarget: TestTarget = {
   name: "sqlite",

@@ -5,8 +5,8 @@ import { renderContent, renderExcerpt, renderTitle } from "../../format/text";
 import type { Json, JsonObject, RecordContext } from "./context";
 import { globalId, postUrl } from "./urls";
 
-/** The members events, venues and organizers share, in the original's order. */
-export function postHeader(post: LoadedPost, ctx: RecordContext): JsonObject {
+/** The members events, venues and organizers share, in the original's order; `url` where the caller made it already (an event's, `atInstance`). */
+export function postHeader(post: LoadedPost, ctx: RecordContext, url = postUrl(ctx.home, post)): JsonObject {
   return {
     id: listedId(post),
     author: String(post.author),
@@ -15,7 +15,7 @@ export function postHeader(post: LoadedPost, ctx: RecordContext): JsonObject {
     date_utc: post.dateUtc,
     modified: post.modifiedLocal,
     modified_utc: post.modifiedUtc,
-    url: postUrl(ctx.home, post),
+    url,
   };
 }
 

@@ -103,20 +103,30 @@ export function keptSeries(req: RestRequest, post: LoadedPost, record: JsonObjec
   return { key: seriesKey(req, post.id, language), bytes, tags: head.tags };
 }
 
-/**
- * The record of `occurrence` made from its kept series (`keptSeries`'s
- * text, its holes filled), and the tags to keep it under; undefined where
- * the text is not a kept series of this occurrence's post.
- */
-export function occurrenceFromKept(text: Buffer, occurrence: Occurrence, urls: RecordUrls): { record: JsonObject; tags: number[] } | undefined {
+/** A kept series read back (`keptSeries`): one occurrence's record and what the others' are made from. */
+export interface KeptSeries {
+  readonly series: SeriesHead;
+  readonly record: JsonObject;
+}
+
+/** A kept series' text (its holes filled) read once for every occurrence made from it; undefined where it is not one. */
+export function readKeptSeries(text: Buffer): KeptSeries | undefined {
   let kept: unknown;
   try {
     kept = JSON.parse(text.toString("utf8"));
   } catch {
     return undefined;
   }
-  if (!isObject(kept) || !isObject(kept.record) || !isHead(kept.series) || kept.series.post.id !== occurrence.postId) return undefined;
+  return isObject(kept) && isObject(kept.record) && isHead(kept.series) ? { series: kept.series, record: kept.record } : undefined;
+}
+
+/**
+ * The record of `occurrence` made from its series, kept (`readKeptSeries`),
+ * and the tags to keep it under; undefined where that is another post's.
+ */
+export function occurrenceFromKept(kept: KeptSeries, occurrence: Occurrence, urls: RecordUrls): { record: JsonObject; tags: number[] } | undefined {
   const { post, shape, tags } = kept.series;
+  if (post.id !== occurrence.postId) return undefined;
   const fields = { start_local: occurrence.start_local, end_local: occurrence.end_local, start_utc: occurrence.start_utc, end_utc: occurrence.end_utc };
   return { record: occurrenceFrom(kept.record, { ...post, fields, occurrence }, urls, shape), tags };
 }

@@ -18,7 +18,7 @@ import { RestResponse, rawResponse } from "../../routes/response";
 import { encodeJson, RawJson } from "../../routes/json";
 import type { KeptRecord } from "../../cache/records";
 import { readAgainByCheck } from "../../cache/tag-audit";
-import { keepsRecords, keptSeries, keptText, occurrenceFromKept, recordKey, seriesKey, termParts } from "../records/kept";
+import { keepsRecords, keptSeries, keptText, occurrenceFromKept, readKeptSeries, recordKey, seriesKey, termParts, type KeptSeries } from "../records/kept";
 import { CREATABLE, DELETABLE, EDITABLE, READABLE, type ArgSpec, type ArgsMap, type PermissionCheck, type RestEndpoint } from "../../routes/types";
 import type { QueryValue } from "../../routes/urls";
 import type { CalendarHost } from "../host";
@@ -311,11 +311,13 @@ export function registerEventRoutes(host: CalendarHost): void {
       const instances = await engine.occurrences.getMany(missing.map(occurrenceRowId).filter((id): id is number => id !== null));
       const seriesIds = [...new Set([...instances.values()].map((o) => o.postId))];
       const series = seriesIds.length === 0 ? new Map<string, Buffer>() : await kept.get(seriesIds.map((id) => seriesKey(req, id, language)), termParts(engine, req), shown);
+      const read = new Map<string, KeptSeries | undefined>();
+      for (const [key, text] of series) read.set(key, readKeptSeries(text));
       const urls = { home: req.urls.home, ns: `${req.urls.root}${NAMESPACE}` };
       missing = missing.filter((id) => {
         const occurrence = instances.get(occurrenceRowId(id) ?? 0);
-        const text = occurrence === undefined ? undefined : series.get(seriesKey(req, occurrence.postId, language));
-        const made = text === undefined || occurrence === undefined ? undefined : occurrenceFromKept(text, occurrence, urls);
+        const from = occurrence === undefined ? undefined : read.get(seriesKey(req, occurrence.postId, language));
+        const made = from === undefined || occurrence === undefined ? undefined : occurrenceFromKept(from, occurrence, urls);
         if (made === undefined) return true;
         const key = recordKey(req, id, language);
         texts.set(key, Buffer.from(encodeJson(made.record)));

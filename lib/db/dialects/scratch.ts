@@ -52,10 +52,15 @@ async function withConnection<T>(target: string, work: (k: Knex) => Promise<T>):
   }
 }
 
-// With the kept-record file a site makes beside its database (lib/cache/index.ts defaultRecordFile).
 /** Removes a SQLite file and the files SQLite keeps beside it (write-ahead log, shared memory, rollback journal). */
 export function removeSqliteFile(file: string): void {
   for (const suffix of ["", "-wal", "-shm", "-journal"]) fs.rmSync(file + suffix, { force: true });
+}
+
+/** Removes a site's SQLite database and the kept-record file a site makes beside it (lib/cache/index.ts defaultRecordFile). */
+export function removeSqliteSite(file: string): void {
+  removeSqliteFile(file);
+  removeSqliteFile(`${file}.records`);
 }
 
 const sqlite: ScratchDatabases = {
@@ -77,10 +82,7 @@ const sqlite: ScratchDatabases = {
   },
   async drop(dir, name) {
     checkName(name);
-    const file = path.join(dir, `${name}.sqlite`);
-    removeSqliteFile(file);
-    // The site's kept records, beside the database (lib/cache/index.ts).
-    removeSqliteFile(`${file}.records`);
+    removeSqliteSite(path.join(dir, `${name}.sqlite`));
   },
 };
 
