@@ -39,6 +39,8 @@ const NARROW_ROWS_MAX = 500;
 const ID_ROWS_PER_ROW = 25;
 /** At most this many linked posts are named in a statement (bound parameters) in place of a linkedBy subquery. */
 const MAX_NAMED_TARGETS = 5000;
+/** Posts in translation groups read whole once per revision (`translationsUnder`); a site with more asks per list. */
+const TRANSLATED_POSTS_HELD = 1000;
 
 /** Whether a condition on a nullable column can only hold for a non-NULL value. */
 function rejectsNull(cond: FieldCondition): boolean {
@@ -175,7 +177,7 @@ export class PostQueries {
       } else linkedBy.push(undefined);
       const to = cond.to === undefined ? [] : uniqueInts(cond.to, "link to");
       // Like the term expansion: one cached value per revision, no statement while it is unchanged (`venue=12` on every request).
-      links.push(cond.translations ? await cache.get(token, new ReadKey("translationsOf", to), () => this.translationsOf(to), (ids) => ids.length + 1) : storedIds(to));
+      links.push(cond.translations ? await this.translationsUnder(cache, token, to) : storedIds(to));
     }
     const search = await this.searchIds(query, index);
     const perPage = query.perPage ?? (await this.e.options.postsPerPage());
@@ -803,6 +805,40 @@ export class PostQueries {
     }
     const sql = `CASE ${cases.map((_c, i) => `WHEN (?) THEN ${ranks[i]}`).join(" ")} ELSE 6 END`;
     return { expr: k.raw(sql, cases), dir: "asc" };
+  }
+
+  /**
+   * `translationsOf` under a revision, from values read once per revision:
+   * every post of the site that is in a translation group (one statement,
+   * while at most TRANSLATED_POSTS_HELD are), else per list of ids. A list
+   * filtered by one of 2,000 venues then runs no statement for it, where a
+   * value per venue would be pushed out of the read cache by the others.
+   */
+  private async translationsUnder(cache: ReadCache, token: string, ids: number[]): Promise<number[]> {
+    const groups = await cache.get(token, new ReadKey("translationGroups", []), () => this.translationGroups(), (g) => (g === null ? 1 : g.size + 1));
+    if (groups === null) return cache.get(token, new ReadKey("translationsOf", ids), () => this.translationsOf(ids), (found) => found.length + 1);
+    const out = new Set(storedIds(ids));
+    for (const id of [...out]) for (const member of groups.get(id) ?? []) out.add(member);
+    return [...out];
+  }
+
+  /** Each post in a translation group → the posts of its group; null where more than TRANSLATED_POSTS_HELD posts are in groups. */
+  private async translationGroups(): Promise<Map<number, readonly number[]> | null> {
+    const rows: Array<{ id: number | string; translation_group: number | string }> = await this.k(this.e.tables.posts)
+      .whereNotNull("translation_group")
+      .select("id", "translation_group")
+      .limit(TRANSLATED_POSTS_HELD + 1);
+    if (rows.length > TRANSLATED_POSTS_HELD) return null;
+    const byGroup = new Map<number, number[]>();
+    for (const row of rows) {
+      const group = Number(row.translation_group);
+      const members = byGroup.get(group);
+      if (members === undefined) byGroup.set(group, [Number(row.id)]);
+      else members.push(Number(row.id));
+    }
+    const out = new Map<number, readonly number[]>();
+    for (const members of byGroup.values()) for (const id of members) out.set(id, members);
+    return out;
   }
 
   /** The ids plus every post in their translation groups. */

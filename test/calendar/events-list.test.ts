@@ -222,6 +222,25 @@ forEachDatabase("GET /events", (db) => {
     expectInvalidParam(await t.get("/events", { query: { organizer: townHall } }), "organizer");
   });
 
+  it("filters by venue without a statement per venue for its translations: the site's translation groups are read once per revision", async () => {
+    const t = site();
+    const wide = { starts_after: "2019-01-01" };
+    const [townHall, cityPark] = [await postId(t, "Town Hall"), await postId(t, "City Park")];
+    await t.get("/events", { query: { venue: townHall, ...wide } });
+    const sql: string[] = [];
+    const onQuery = (q: { sql: string }): void => {
+      sql.push(q.sql);
+    };
+    t.site.engine.knex.on("query", onQuery);
+    try {
+      expect(titles(await t.get("/events", { query: { venue: cityPark, ...wide } })).length).to.be.greaterThan(0);
+      expect(titles(await t.get("/events", { query: { venue: townHall, i18n_language: "fr", ...wide } }))).to.deep.equal(["Concert de jazz"]);
+    } finally {
+      t.site.engine.knex.removeListener("query", onQuery);
+    }
+    expect(sql.filter((s) => s.includes("translation_group"))).to.deep.equal([]);
+  });
+
   it("filters by featured", async () => {
     const t = site();
     expect(ids((await t.get("/events", { query: { featured: "true" } })).body.events)).to.deep.equal([featured]);
