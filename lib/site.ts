@@ -170,7 +170,8 @@ export interface SiteOptions {
    * SQLite database as `<file>.records`; for a database server a file of this
    * machine in a directory of this user's own under the temporary
    * directory; `null`: in memory). In memory (a SQLite database in memory,
-   * or a file that cannot be opened) at most `maxBytes` (default 16 MiB).
+   * or a file that cannot be opened), the same store on a SQLite database
+   * in memory keeps at most `maxBytes` (default 16 MiB).
    * `false` turns them off. Every database (a MariaDB/MySQL server that
    * refused the cache-tag triggers keeps none).
    */

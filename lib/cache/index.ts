@@ -8,7 +8,7 @@ import { EPOCH_TAG, readTagVersions, SITE_TAG } from "../db/cache-tags";
 import { cacheTagsMaintained } from "../db/dialects";
 import { CALPRESS_VERSION, codeFingerprint } from "../version";
 import { AnswerStore } from "./answer-store";
-import { MemoryRecords, RecordsWithParts, type RecordCache, type RecordStats } from "./records";
+import { DEFAULT_MEMORY_RECORD_BYTES, RecordsWithParts, type RecordCache, type RecordStats } from "./records";
 import type { ResponseCacheOptions } from "./response-cache";
 import { runGuarded, snapshotTags, type WriteGuards } from "./write-guard";
 
@@ -77,35 +77,36 @@ export function createCaching(engine: CachedEngine, options: CachingOptions): Ca
  * Kept records live outside the heap by default, in a file every process of
  * the site reads (records.ts): a record built by one worker is reused by the
  * others and after a restart, and the heap stays bounded whatever the number
- * of events. Where that file cannot be had they are kept in memory.
+ * of events. Where that file cannot be had they are kept in memory, by the
+ * same store on a SQLite database in memory (16 MiB unless `maxBytes` says).
  */
 async function openRecords(engine: CachedEngine, options: CachingOptions, store: AnswerStore | undefined): Promise<KeptRecords | undefined> {
-  const reads = engine.readCache;
-  if (options.records === false || reads === null || !engine.cacheTagsKept) return undefined;
-  const proofs = {
-    revision: () => reads.token(),
-    versions: (tags: readonly number[]) => readTagVersions(engine.knex, engine.tables, tags),
-    always: [SITE_TAG],
-    feed: reads.tagFeed,
-  };
-  // Whole texts in a file or in memory; their parts (embedded terms) in memory either way.
+  if (options.records === false || engine.readCache === null || !engine.cacheTagsKept) return undefined;
+  // Whole texts and their parts (embedded terms) in one store, proved alike.
   // `singles`: single reads keep the records they build too. Only with an answer store, which `--warm`
   // fills: keeping is a write and a read of tag versions, more than a single read built once gains.
-  const parts = (texts: RecordCache & { stats(): RecordStats }, singles: boolean): RecordCache =>
-    withFreshOptions(new RecordsWithParts(texts, { ...proofs, always: [SITE_TAG, EPOCH_TAG] }), engine, singles);
-  if (store !== undefined) return { records: parts(store.records, true), file: null, close: async () => undefined };
+  const kept = (texts: RecordCache & { stats(): RecordStats }, singles: boolean): RecordCache & { stats(): RecordStats } =>
+    withFreshOptions(new RecordsWithParts(texts), engine, singles);
+  if (store !== undefined) return { records: kept(store.records, true), file: null, close: async () => undefined };
   const setting = options.records;
+  const logger = options.logger ?? console;
   const file = setting?.file !== undefined ? setting.file : defaultRecordFile(engine, options.logger);
   if (file !== null) {
     try {
       const own = await openStoreFile(engine, { file, version: "records", maxBytes: setting?.maxBytes }, options.logger);
-      return { records: parts(own.records, false), file, close: () => own.close() };
+      return { records: kept(own.records, false), file, close: () => own.close() };
     } catch (err) {
-      (options.logger ?? console).error(`calpress: kept records cannot use ${file}; they are kept in memory`, err);
+      logger.error(`calpress: kept records cannot use ${file}; they are kept in memory`, err);
     }
   }
-  const memory = new MemoryRecords({ ...proofs, maxBytes: setting?.maxBytes });
-  return { records: parts(memory, false), file: null, close: async () => undefined };
+  // The same store on a SQLite database in this process's memory: one implementation of kept records, bounded by bytes.
+  try {
+    const memory = await openStoreFile(engine, { file: ":memory:", version: "records", maxBytes: setting?.maxBytes ?? DEFAULT_MEMORY_RECORD_BYTES }, options.logger);
+    return { records: kept(memory.records, false), file: null, close: () => memory.close() };
+  } catch (err) {
+    logger.error("calpress: kept records cannot be kept in memory either; every record is built", err);
+    return undefined;
+  }
 }
 
 /**

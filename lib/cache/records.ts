@@ -8,17 +8,17 @@
  *
  * The invariant is the stored answers' (answer-store.ts): a text is reused
  * only while every cache tag it named has the version it had when it was
- * kept, and a text built while anything committed is not kept. Where the
- * site has a stored-answer file the texts live there (they survive
- * restarts, are shared by processes and cost no heap); otherwise in memory,
- * bounded by bytes.
+ * kept, and a text built while anything committed is not kept. One
+ * implementation keeps them: the stored-answer file's (answer-store.ts
+ * `AnswerStore.records`), on a file every process of the site shares (they
+ * survive restarts and cost no heap) or, where no file can be had, on a
+ * SQLite database in this process's memory, bounded by bytes (index.ts
+ * `openRecords`).
  *
  * Only records that are the same for every reader may be kept: callers
  * keep and ask for anonymous records only, under keys that name everything
  * else a record depends on (its language, the URLs it is written with).
  */
-import type { TagFeed } from "./tag-feed";
-
 export interface KeptRecord {
   readonly key: string;
   /** The record's JSON text (as `encodeJson` writes it), as UTF-8 bytes: answers are pasted together as bytes (lib/routes/json.ts `encodeJsonBytes`). */
@@ -58,23 +58,6 @@ export interface RecordCache {
  */
 export type PartSource = (keys: readonly string[]) => Promise<KeptRecord[]>;
 
-export interface MemoryRecordsOptions {
-  /** Bound on the texts kept, in bytes. */
-  readonly maxBytes?: number;
-  revision(): Promise<string | null>;
-  versions(tags: readonly number[]): Promise<Map<number, number>>;
-  /** Tags every record depends on (the site's options and users). */
-  readonly always: readonly number[];
-  /**
-   * The tag feed (the read cache's, lib/cache/revision.ts): a text is then
-   * kept with the feed's position of the state it was built from and proved
-   * from memory under a new revision, as the store's records are; one the
-   * feed cannot tell about is dropped. Absent: proved by its tags' versions
-   * (one statement per request that finds unproved texts).
-   */
-  readonly feed?: TagFeed | null;
-}
-
 /** What a kept-record cache counts: texts given back unproved and proved, kept, and not kept because something committed. */
 export interface RecordStats {
   hits: number;
@@ -83,19 +66,8 @@ export interface RecordStats {
   skipped: number;
 }
 
-/** 16 MiB: a few thousand event records, the pages most readers ask for. */
+/** 16 MiB: a few thousand event records, the pages most readers ask for (kept in memory where no file serves). */
 export const DEFAULT_MEMORY_RECORD_BYTES = 16 * 1024 * 1024;
-
-interface MemoryEntry {
-  bytes: Buffer;
-  /** Sorted tags and the versions they had when the text was kept (versions: null where the feed proves it). */
-  tags: number[];
-  versions: number[] | null;
-  /** The feed's position of the state the text was built from (null without a feed). */
-  position: string | null;
-  /** The revision the text was last proved under: while it is current, no proof is needed. */
-  token: string;
-}
 
 /** Adds `tags` to `shown` when a caller asked for them (`RecordCache.get`). */
 export function addShown(shown: Set<number> | undefined, tags: Iterable<number>): void {
@@ -111,8 +83,14 @@ export function unionTags(always: readonly number[], records: readonly KeptRecor
 
 /**
  * Texts by key in memory, bounded by their bytes: past `maxBytes` the
- * oldest set (or touched) goes first (a Map iterates in insertion order).
- * A text over `maxEntryBytes` is not kept.
+ * oldest set (or touched) go first (a Map iterates in insertion order),
+ * down to 15/16 of the bound at once. A text over `maxEntryBytes` is not
+ * kept.
+ *
+ * Evicting in batches keeps a full map's `set` cheap: V8 leaves a deleted
+ * entry as a hole until the table is rebuilt, so a new iterator skips every
+ * hole earlier evictions left at its front (tens of microseconds per `set`
+ * with 20,000 entries, one entry at a time).
  */
 export class BytesBoundedMap<V extends { readonly bytes: Buffer }> {
   private readonly map = new Map<string, V>();
@@ -142,8 +120,10 @@ export class BytesBoundedMap<V extends { readonly bytes: Buffer }> {
     if (value.bytes.length > this.maxEntryBytes) return;
     this.map.set(key, value);
     this.held += value.bytes.length;
+    if (this.held <= this.maxBytes) return;
+    const down = this.maxBytes - this.maxBytes / 16;
     for (const oldest of this.map.keys()) {
-      if (this.held <= this.maxBytes) break;
+      if (this.held <= down) break;
       this.delete(oldest);
     }
   }
@@ -164,88 +144,6 @@ export class BytesBoundedMap<V extends { readonly bytes: Buffer }> {
   }
 }
 
-/** Kept records in this process's memory (sites without a stored-answer file). */
-export class MemoryRecords implements RecordCache {
-  readonly keepsSingleReads = false;
-  private readonly entries: BytesBoundedMap<MemoryEntry>;
-  private readonly counters = { hits: 0, proved: 0, kept: 0, skipped: 0 };
-
-  constructor(private readonly options: MemoryRecordsOptions) {
-    this.entries = new BytesBoundedMap(options.maxBytes ?? DEFAULT_MEMORY_RECORD_BYTES);
-  }
-
-  token(): Promise<string | null> {
-    return this.options.revision();
-  }
-
-  stats(): { hits: number; proved: number; kept: number; skipped: number; entries: number; bytes: number } {
-    return { ...this.counters, entries: this.entries.size, bytes: this.entries.bytes };
-  }
-
-  async get(keys: readonly string[], _parts?: PartSource, shown?: Set<number>): Promise<Map<string, Buffer>> {
-    const out = new Map<string, Buffer>();
-    if (this.entries.size === 0) return out;
-    const feed = this.options.feed ?? null;
-    // With a feed, synced for the token read here: its answers then cover every commit before this read.
-    const token = feed !== null ? await feed.current() : await this.options.revision();
-    if (token === null) return out;
-    const unproved: [string, MemoryEntry][] = [];
-    for (const key of keys) {
-      const entry = this.entries.get(key);
-      if (entry === undefined) continue;
-      if (entry.token === token) {
-        out.set(key, entry.bytes);
-        addShown(shown, entry.tags);
-        this.counters.hits++;
-      } else unproved.push([key, entry]);
-    }
-    if (feed !== null) {
-      for (const [key, e] of unproved) {
-        if (e.position !== null && feed.unchangedSince(e.position, e.tags) === true) {
-          e.token = token;
-          out.set(key, e.bytes);
-          addShown(shown, e.tags);
-          this.counters.proved++;
-        } else this.entries.delete(key);
-      }
-    } else if (unproved.length > 0) {
-      const tags = new Set<number>();
-      for (const [, e] of unproved) for (const t of e.tags) tags.add(t);
-      const current = await this.options.versions([...tags]);
-      for (const [key, e] of unproved) {
-        // Dropped or replaced while the versions were read: left for the next request.
-        if (this.entries.get(key) !== e) continue;
-        const versions = e.versions;
-        if (versions !== null && e.tags.every((t, i) => (current.get(t) ?? 0) === versions[i])) {
-          e.token = token;
-          out.set(key, e.bytes);
-          addShown(shown, e.tags);
-          this.counters.proved++;
-        } else this.entries.delete(key);
-      }
-    }
-    return out;
-  }
-
-  async keep(token: string, records: readonly KeptRecord[]): Promise<void> {
-    if (records.length === 0) return;
-    const feed = this.options.feed ?? null;
-    // With a feed: its position for `token`, null when anything committed since (markFor checks the token itself);
-    // without one: the versions, read before the token is checked again.
-    const position = feed !== null ? await feed.markFor(token) : null;
-    const versions = feed !== null ? null : await this.options.versions(unionTags(this.options.always, records));
-    if (feed !== null ? position === null : (await this.options.revision()) !== token) {
-      this.counters.skipped += records.length;
-      return;
-    }
-    for (const r of records) {
-      const tags = unionTags(this.options.always, [r]);
-      this.entries.set(r.key, { bytes: r.bytes, tags, versions: versions === null ? null : tags.map((t) => versions.get(t) ?? 0), position, token });
-      if (this.entries.get(r.key) !== undefined) this.counters.kept++;
-    }
-  }
-}
-
 /**
  * A hole in a kept text: where a part kept apart under `key` goes (its
  * bytes and its own tags, see `RecordsWithParts`). A raw NUL never occurs in
@@ -257,13 +155,10 @@ export function recordHole(key: string): string {
   return `\u0000${key}\u0000`;
 }
 
-/** Bound on the parts kept in memory (a part is one embedded term, a few hundred bytes). */
-const PART_BYTES = 2 * 1024 * 1024;
-
 /**
- * Kept texts whose holes (`recordHole`) take parts kept apart, in memory,
- * each proved against its own tags: a text then no longer depends on what
- * its parts show. An event record embeds its terms with their `count`, so
+ * Kept texts whose holes (`recordHole`) take parts kept apart, in the same
+ * cache under keys of their own, each proved against its own tags: a text
+ * then no longer depends on what its parts show. An event record embeds its terms with their `count`, so
  * one new event in a category changed every record of that category; kept
  * with holes, the record stays good and only the term's part is built again.
  *
@@ -273,14 +168,10 @@ const PART_BYTES = 2 * 1024 * 1024;
  */
 export class RecordsWithParts implements RecordCache {
   readonly keepsSingleReads: boolean;
-  private readonly parts: MemoryRecords;
 
-  constructor(
-    private readonly inner: RecordCache & { stats(): RecordStats },
-    options: Omit<MemoryRecordsOptions, "maxBytes">,
-  ) {
+  /** `inner` keeps the whole texts and their parts (a part's key names what it is: `recordHole`'s callers make them distinct). */
+  constructor(private readonly inner: RecordCache & { stats(): RecordStats }) {
     this.keepsSingleReads = inner.keepsSingleReads;
-    this.parts = new MemoryRecords({ ...options, maxBytes: PART_BYTES });
   }
 
   token(): Promise<string | null> {
@@ -291,7 +182,7 @@ export class RecordsWithParts implements RecordCache {
     return this.inner.keep(token, records);
   }
 
-  /** The whole texts' counters (the inner cache's). */
+  /** The inner cache's counters: whole texts and parts. */
   stats(): RecordStats {
     return this.inner.stats();
   }
@@ -327,17 +218,17 @@ export class RecordsWithParts implements RecordCache {
     }
     if (holed.size === 0) return found;
     const partKeys = [...wanted];
-    const have = await this.parts.get(partKeys, undefined, shown);
+    const have = await this.inner.get(partKeys, undefined, shown);
     const missing = partKeys.filter((k) => !have.has(k));
     if (missing.length > 0 && source !== undefined) {
       // Read before the parts are built: they are kept only if nothing committed since.
-      const token = await this.parts.token();
+      const token = await this.inner.token();
       const built = await source(missing);
       for (const p of built) {
         have.set(p.key, p.bytes);
         addShown(shown, p.tags);
       }
-      if (token !== null) await this.parts.keep(token, built);
+      if (token !== null) await this.inner.keep(token, built);
     }
     for (const [key, { pieces, parts }] of holed) {
       const filled: Buffer[] = [];
