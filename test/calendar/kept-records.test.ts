@@ -48,7 +48,7 @@ describe("RawJson in encodeJson", () => {
 });
 
 describe("BytesBoundedMap", () => {
-  it("past its bound lets the least recently set or touched go first, down to 15/16 of the bound at once", () => {
+  it("past its bound lets the oldest set go first, down to 15/16 of the bound at once, and gives one touched since a second chance", () => {
     const map = new BytesBoundedMap<{ bytes: Buffer }>(1600, 400);
     const entry = (bytes = 100): { bytes: Buffer } => ({ bytes: Buffer.alloc(bytes) });
     for (let i = 0; i < 16; i++) map.set(`k${i}`, entry());
@@ -61,6 +61,12 @@ describe("BytesBoundedMap", () => {
     // Below the bound again: nothing goes.
     map.set("k17", entry());
     expect(map.size).to.equal(16);
+    // k0 was moved behind k16, unmarked: without another touch it goes when its turn comes, after k3..k16.
+    for (let i = 18; i < 31; i++) map.set(`k${i}`, entry());
+    expect(["k0", "k16", "k17"].map((k) => map.get(k) !== undefined)).to.deep.equal([true, false, true]);
+    map.set("k31", entry());
+    map.set("k32", entry());
+    expect(["k0", "k17", "k18"].map((k) => map.get(k) !== undefined)).to.deep.equal([false, false, true]);
     // Over the bound for one entry: not kept.
     map.set("big", entry(401));
     expect(map.get("big")).to.equal(undefined);
