@@ -39,8 +39,8 @@ const NARROW_ROWS_MAX = 500;
 const ID_ROWS_PER_ROW = 25;
 /** At most this many linked posts are named in a statement (bound parameters) in place of a linkedBy subquery. */
 const MAX_NAMED_TARGETS = 5000;
-/** Posts in translation groups read whole once per revision (`translationsUnder`); a site with more asks per list. */
-const TRANSLATED_POSTS_HELD = 1000;
+/** Ids whose translation groups are held per revision (`translationsUnder`). */
+const TRANSLATION_IDS_HELD = 20_000;
 
 /** Whether a condition on a nullable column can only hold for a non-NULL value. */
 function rejectsNull(cond: FieldCondition): boolean {
@@ -109,6 +109,8 @@ export function uniqueInts(values: readonly number[] | undefined, what: string):
  */
 export class PostQueries {
   private readonly loader: PostLoader;
+  /** Each id's translation group (itself where it has none), as read under `token` (`translationsUnder`). */
+  private translationGroups: { token: string; members: Map<number, readonly number[]> } | null = null;
 
   constructor(private readonly e: EngineContext) {
     this.loader = new PostLoader(e);
@@ -177,7 +179,7 @@ export class PostQueries {
       } else linkedBy.push(undefined);
       const to = cond.to === undefined ? [] : uniqueInts(cond.to, "link to");
       // Like the term expansion: one cached value per revision, no statement while it is unchanged (`venue=12` on every request).
-      links.push(cond.translations ? await this.translationsUnder(cache, token, to) : storedIds(to));
+      links.push(cond.translations ? await this.translationsUnder(token, to) : storedIds(to));
     }
     const search = await this.searchIds(query, index);
     const perPage = query.perPage ?? (await this.e.options.postsPerPage());
@@ -808,36 +810,44 @@ export class PostQueries {
   }
 
   /**
-   * `translationsOf` under a revision, from values read once per revision:
-   * every post of the site that is in a translation group (one statement,
-   * while at most TRANSLATED_POSTS_HELD are), else per list of ids. A list
-   * filtered by one of 2,000 venues then runs no statement for it, where a
-   * value per venue would be pushed out of the read cache by the others.
+   * `translationsOf` under a revision, from each id's group as read under
+   * it (`translationGroups`): a list filtered by one of 2,000 venues then
+   * runs no statement once its venue was asked for, where a read-cache
+   * value per list of ids was pushed out by the others' (and by every other
+   * list's pages and totals). Ids are looked up in one statement the first
+   * time, all of a list's missing ones at once.
    */
-  private async translationsUnder(cache: ReadCache, token: string, ids: number[]): Promise<number[]> {
-    const groups = await cache.get(token, new ReadKey("translationGroups", []), () => this.translationGroups(), (g) => (g === null ? 1 : g.size + 1));
-    if (groups === null) return cache.get(token, new ReadKey("translationsOf", ids), () => this.translationsOf(ids), (found) => found.length + 1);
-    const out = new Set(storedIds(ids));
-    for (const id of [...out]) for (const member of groups.get(id) ?? []) out.add(member);
+  private async translationsUnder(token: string, ids: number[]): Promise<number[]> {
+    ids = storedIds(ids);
+    if (this.translationGroups?.token !== token) this.translationGroups = { token, members: new Map() };
+    const memo = this.translationGroups;
+    const held = ids.map((id) => memo.members.get(id));
+    const missing = ids.filter((_id, i) => held[i] === undefined);
+    const found = missing.length > 0 ? await this.groupsOf(missing) : new Map<number, readonly number[]>();
+    // Bounded by ids: past it the memo starts again (2,000 venues and as many organizers fit).
+    if (memo.members.size + missing.length > TRANSLATION_IDS_HELD) memo.members.clear();
+    for (const id of missing) memo.members.set(id, found.get(id) ?? [id]);
+    const out = new Set(ids);
+    ids.forEach((id, i) => {
+      for (const member of held[i] ?? found.get(id) ?? []) out.add(member);
+    });
     return [...out];
   }
 
-  /** Each post in a translation group → the posts of its group; null where more than TRANSLATED_POSTS_HELD posts are in groups. */
-  private async translationGroups(): Promise<Map<number, readonly number[]> | null> {
-    const rows: Array<{ id: number | string; translation_group: number | string }> = await this.k(this.e.tables.posts)
-      .whereNotNull("translation_group")
-      .select("id", "translation_group")
-      .limit(TRANSLATED_POSTS_HELD + 1);
-    if (rows.length > TRANSLATED_POSTS_HELD) return null;
-    const byGroup = new Map<number, number[]>();
+  /** The posts of each id's translation group (ids in no group are absent). */
+  private async groupsOf(ids: number[]): Promise<Map<number, readonly number[]>> {
+    const posts = this.e.tables.posts;
+    const rows: Array<{ asked: number | string; member: number | string }> = await this.k(`${posts} as p`)
+      .join(`${posts} as m`, "m.translation_group", "p.translation_group")
+      .whereIn("p.id", ids)
+      .select("p.id as asked", "m.id as member");
+    const out = new Map<number, number[]>();
     for (const row of rows) {
-      const group = Number(row.translation_group);
-      const members = byGroup.get(group);
-      if (members === undefined) byGroup.set(group, [Number(row.id)]);
-      else members.push(Number(row.id));
+      const asked = Number(row.asked);
+      const members = out.get(asked);
+      if (members === undefined) out.set(asked, [Number(row.member)]);
+      else members.push(Number(row.member));
     }
-    const out = new Map<number, readonly number[]>();
-    for (const members of byGroup.values()) for (const id of members) out.set(id, members);
     return out;
   }
 

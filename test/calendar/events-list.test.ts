@@ -222,11 +222,13 @@ forEachDatabase("GET /events", (db) => {
     expectInvalidParam(await t.get("/events", { query: { organizer: townHall } }), "organizer");
   });
 
-  it("filters by venue without a statement per venue for its translations: the site's translation groups are read once per revision", async () => {
+  it("filters by venue without a statement per list for its venues' translations: each venue's group is read once per revision", async () => {
     const t = site();
     const wide = { starts_after: "2019-01-01" };
     const [townHall, cityPark] = [await postId(t, "Town Hall"), await postId(t, "City Park")];
+    // Town Hall's group, then City Park's (Town Hall's held): each read once.
     await t.get("/events", { query: { venue: townHall, ...wide } });
+    await t.get("/events", { query: { venue: `${cityPark},${townHall}`, ...wide } });
     const sql: string[] = [];
     const onQuery = (q: { sql: string }): void => {
       sql.push(q.sql);
