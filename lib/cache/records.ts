@@ -88,12 +88,11 @@ export function unionTags(always: readonly number[], records: readonly KeptRecor
  * looked at gets a second chance: it is moved behind the others, unmarked.
  * A text over `maxEntryBytes` is not kept.
  *
- * Both keep a full map cheap. A hit only marks its entry (moving it on
- * every hit, a delete and a set, took a few percent of a varied list at
- * 100k events). Evicting in batches spares `set` a new iterator each time:
- * V8 leaves a deleted entry as a hole until it rebuilds the table, and an
- * iterator skips every hole earlier evictions left at its front (tens of
- * microseconds per `set` with 20,000 entries, one entry at a time).
+ * Both keep a full map cheap: a hit only marks its entry instead of
+ * moving it (a delete and a set per record given back), and evicting in
+ * batches spares `set` a new iterator each time (V8 leaves a deleted entry
+ * as a hole until it rebuilds the table, and an iterator skips every hole
+ * earlier evictions left at its front).
  */
 export class BytesBoundedMap<V extends { readonly bytes: Buffer }> {
   private readonly map = new Map<string, { readonly value: V; touched: boolean }>();
@@ -164,9 +163,10 @@ export function recordHole(key: string): string {
 /**
  * Kept texts whose holes (`recordHole`) take parts kept apart, in the same
  * cache under keys of their own, each proved against its own tags: a text
- * then no longer depends on what its parts show. An event record embeds its terms with their `count`, so
- * one new event in a category changed every record of that category; kept
- * with holes, the record stays good and only the term's part is built again.
+ * then no longer depends on what its parts show. An event record embeds
+ * its terms with their `count`, so one new event in a category changed
+ * every record of that category; kept with holes, the record stays good
+ * and only the term's part is built again.
  *
  * The invariant holds piecewise: the text is reused only while its own tags
  * are unchanged, each part only while its tags are, and a part built
