@@ -855,9 +855,8 @@ export class PostQueries {
   async translationsOf(ids: number[]): Promise<number[]> {
     ids = storedIds(ids);
     if (ids.length === 0) return [];
-    const groups = this.k(this.e.tables.posts).whereIn("id", ids).whereNotNull("translation_group").select("translation_group");
-    const members: number[] = await this.k(this.e.tables.posts).whereIn("translation_group", groups).pluck("id");
-    return [...new Set([...ids, ...members.map(Number)])];
+    const groups = await this.groupsOf(ids);
+    return [...new Set([...ids, ...[...groups.values()].flat()])];
   }
 
   /**
