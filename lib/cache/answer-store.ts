@@ -502,7 +502,6 @@ export class AnswerStore {
 
   /** Kept records in this file, beside the answers (records.ts). */
   readonly records: RecordCache & { stats(): RecordStats } = {
-    keepsSingleReads: true,
     stats: () => ({ ...this.recordCounters }),
     token: () => this.options.revision(),
     get: (keys, _parts, shown) => this.getRecords(keys, shown),

@@ -83,18 +83,15 @@ export function createCaching(engine: CachedEngine, options: CachingOptions): Ca
 async function openRecords(engine: CachedEngine, options: CachingOptions, store: AnswerStore | undefined): Promise<KeptRecords | undefined> {
   if (options.records === false || engine.readCache === null || !engine.cacheTagsKept) return undefined;
   // Whole texts and their parts (embedded terms) in one store, proved alike.
-  // `singles`: single reads keep the records they build too. Only with an answer store, which `--warm`
-  // fills: keeping is a write and a read of tag versions, more than a single read built once gains.
-  const kept = (texts: RecordCache & { stats(): RecordStats }, singles: boolean): RecordCache & { stats(): RecordStats } =>
-    withFreshOptions(new RecordsWithParts(texts), engine, singles);
-  if (store !== undefined) return { records: kept(store.records, true), file: null, close: async () => undefined };
+  const kept = (texts: RecordCache & { stats(): RecordStats }): RecordCache & { stats(): RecordStats } => withFreshOptions(new RecordsWithParts(texts), engine);
+  if (store !== undefined) return { records: kept(store.records), file: null, close: async () => undefined };
   const setting = options.records;
   const logger = options.logger ?? console;
   const file = setting?.file !== undefined ? setting.file : defaultRecordFile(engine, options.logger);
   if (file !== null) {
     try {
       const own = await openStoreFile(engine, { file, version: "records", maxBytes: setting?.maxBytes }, options.logger);
-      return { records: kept(own.records, false), file, close: () => own.close() };
+      return { records: kept(own.records), file, close: () => own.close() };
     } catch (err) {
       logger.error(`calpress: kept records cannot use ${file}; they are kept in memory`, err);
     }
@@ -102,7 +99,7 @@ async function openRecords(engine: CachedEngine, options: CachingOptions, store:
   // The same store on a SQLite database in this process's memory: one implementation of kept records, bounded by bytes.
   try {
     const memory = await openStoreFile(engine, { file: ":memory:", version: "records", maxBytes: setting?.maxBytes ?? DEFAULT_MEMORY_RECORD_BYTES }, options.logger);
-    return { records: kept(memory.records, false), file: null, close: () => memory.close() };
+    return { records: kept(memory.records), file: null, close: () => memory.close() };
   } catch (err) {
     logger.error("calpress: kept records cannot be kept in memory either; every record is built", err);
     return undefined;
@@ -117,11 +114,10 @@ async function openRecords(engine: CachedEngine, options: CachingOptions, store:
  * options another process had just replaced would carry the new site tag
  * and be proved good until the next write.
  */
-function withFreshOptions(records: RecordsWithParts, engine: Pick<CachedEngine, "options">, singles: boolean): RecordCache & { stats(): RecordStats } {
+function withFreshOptions(records: RecordsWithParts, engine: Pick<CachedEngine, "options">): RecordCache & { stats(): RecordStats } {
   // Once per token: under an unchanged token nothing was written since the last check.
   let checked: string | null = null;
   return {
-    keepsSingleReads: singles,
     token: async () => {
       const token = await records.token();
       if (token !== null && token !== checked) {

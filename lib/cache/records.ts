@@ -1,8 +1,8 @@
 /**
  * Kept records: the JSON text of one record (an event as a list shows it),
  * built once per revision of what it shows and reused by every answer that
- * shows it: list pages, whatever their filters, and the single read that
- * built it first. A list answer is then its ids, its total and the kept
+ * shows it: list pages, whatever their filters, and single reads (with
+ * a part of their own: lib/calendar/records/kept.ts `singleKey`). A list answer is then its ids, its total and the kept
  * texts put side by side; only records not kept (or no longer good) are
  * loaded and built.
  *
@@ -28,12 +28,6 @@ export interface KeptRecord {
 }
 
 export interface RecordCache {
-  /**
-   * Single reads keep the records they build too (worth it where a warm-up
-   * fills the file for every process: the answer store with `--warm`);
-   * otherwise only lists keep what they build.
-   */
-  readonly keepsSingleReads: boolean;
   /**
    * The revision token now, or null when none can be had (nothing is kept).
    * Read before the records that will be kept are loaded.
@@ -173,12 +167,8 @@ export function recordHole(key: string): string {
  * because it was missing is built from the database as of now.
  */
 export class RecordsWithParts implements RecordCache {
-  readonly keepsSingleReads: boolean;
-
   /** `inner` keeps the whole texts and their parts (a part's key names what it is: `recordHole`'s callers make them distinct). */
-  constructor(private readonly inner: RecordCache & { stats(): RecordStats }) {
-    this.keepsSingleReads = inner.keepsSingleReads;
-  }
+  constructor(private readonly inner: RecordCache & { stats(): RecordStats }) {}
 
   token(): Promise<string | null> {
     return this.inner.token();

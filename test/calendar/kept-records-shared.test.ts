@@ -5,9 +5,9 @@
  * `calpress serve` child and a site in this process run on one database,
  * with no caching option given: a record one of them built is reused by the
  * other, and a write through either shows at once in the other's lists
- * (a venue renamed, a term recounted, a series changed; an occurrence made
- * from the series the other kept), byte for byte as a site that keeps no
- * records answers.
+ * and reads by id (a venue renamed, a term recounted, a series changed; an
+ * occurrence made from the series the other kept), byte for byte as a site
+ * that keeps no records answers.
  */
 import fs from "node:fs";
 import { expect } from "chai";
@@ -58,12 +58,26 @@ forEachDatabase("calendar: kept records shared by processes", (db) => {
 
   const QUERIES = ["?per_page=50", "?categories=music&per_page=50", `?start_date=${dayAt(0, "00:00:00").slice(0, 10)}&end_date=${dayAt(120, "00:00:00").slice(0, 10)}&per_page=50`];
 
-  /** Every query answers the same in both processes as on the site that keeps nothing. */
+  /** Every query, and a read by id of each event listed, answers the same in both processes as on the site that keeps nothing. */
   const sameInBoth = async (what: string): Promise<void> => {
     for (const q of QUERIES) {
       const expected = await text(`${on().plain.ns}/events${q}`);
       expect(await text(childUrl(q)), `the other process, ${what}: ${q}`).to.equal(expected);
       expect(await text(`${on().here.ns}/events${q}`), `this process, ${what}: ${q}`).to.equal(expected);
+    }
+    const listed = JSON.parse(await text(`${on().plain.ns}/events?per_page=50`)) as { events: Array<{ id: number }> };
+    // Status and text: the fixture's event with a password is listed, and refused when read by id.
+    const single = async (url: string): Promise<string> => {
+      const res = await fetch(url);
+      return `${res.status} ${await res.text()}`;
+    };
+    for (const { id } of listed.events) {
+      const expected = await single(`${on().plain.ns}/events/${id}`);
+      // Twice each: the second read is answered from what the first (or the other process) kept.
+      for (let i = 0; i < 2; i++) {
+        expect(await single(childUrl(`/${id}`)), `the other process, ${what}: event ${id}`).to.equal(expected);
+        expect(await single(`${on().here.ns}/events/${id}`), `this process, ${what}: event ${id}`).to.equal(expected);
+      }
     }
   };
 
@@ -81,6 +95,30 @@ forEachDatabase("calendar: kept records shared by processes", (db) => {
     expect(after.kept - before.kept, "records this process had to build").to.equal(0);
     expect(after.proved + after.hits - before.proved - before.hits, "records reused").to.be.greaterThan(0);
     if (db.name === "sqlite") expect(fs.existsSync(`${database?.target ?? ""}.records`), "the file beside the database").to.equal(true);
+  });
+
+  it("answers a read by id from the record and part another process kept: no post loaded", async () => {
+    const t = on();
+    const made = await makeEvent(t.here, { title: "Kept Elsewhere", status: "publish", categories: ["music"], start_date: dayAt(4, "19:00:00"), end_date: dayAt(4, "21:00:00") });
+    const expected = await text(`${t.plain.ns}/events/${made.id}`);
+    // The first read builds and keeps the record and its part; the second keeps the category's part (its count moved).
+    for (let i = 0; i < 2; i++) expect(await text(childUrl(`/${made.id}`))).to.equal(expected);
+    const before = records()?.stats();
+    if (before === undefined) throw new Error("no kept records");
+    const statements: string[] = [];
+    const onQuery = (q: { sql: string }): void => void statements.push(q.sql);
+    t.here.site.engine.knex.on("query", onQuery);
+    let answer: string;
+    try {
+      answer = await text(`${t.here.ns}/events/${made.id}`);
+    } finally {
+      t.here.site.engine.knex.removeListener("query", onQuery);
+    }
+    expect(answer).to.equal(expected);
+    const posts = t.here.site.engine.tables.posts;
+    expect(statements.filter((sql) => sql.includes(posts)), statements.join("\n")).to.deep.equal([]);
+    expect(JSON.parse(answer)).to.have.property("json_ld");
+    expect(records()?.stats().kept, "records this process had to build").to.equal(before.kept);
   });
 
   it("shows a venue renamed in one process at once in the other's lists, both ways", async () => {

@@ -93,6 +93,7 @@ export function eventRecord(post: LoadedPost, ctx: RecordContext): JsonObject {
     original_start_date: at.original_start_date,
     utc_original_start_date: at.utc_original_start_date,
   };
+  // The last member: a kept single read pastes it after the record lists show (kept.ts `singleText`).
   if (withJsonLd) record.json_ld = eventJsonLd(post, record, zone);
   return hasContentAccess(post, ctx) ? record : maskProtected(record);
 }

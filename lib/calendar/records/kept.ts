@@ -30,6 +30,39 @@ export function recordKey(req: RestRequest, id: number, language: string | undef
   return `calendar-event\u0000${id}\u0000${language ?? ""}\u0000${req.urls.home}\u0000${req.urls.root}`;
 }
 
+/**
+ * The key of what a single read adds to an event's kept record: its
+ * `json_ld` (or `null`). Kept only by a single read, once the event passed
+ * `readableEvent` for every anonymous reader (a list also keeps records of
+ * events a single read refuses, such as those with a password): while it is
+ * proved good the event is unchanged, so a single read may be answered from
+ * the two texts (`singleText`).
+ */
+export function singleKey(req: RestRequest, id: number, language: string | undefined): string {
+  return `calendar-single\u0000${id}\u0000${language ?? ""}\u0000${req.urls.home}\u0000${req.urls.root}`;
+}
+
+/** What `singleKey` keeps for a single read's record: its `json_ld`'s text, or `null` where it has none. */
+export function singleOwnText(record: JsonObject): Buffer {
+  return Buffer.from(record.json_ld === undefined ? "null" : encodeJson(record.json_ld));
+}
+
+/**
+ * A single read's answer from the kept record (its terms pasted in) and
+ * `singleOwnText`: `encodeJson` of the built record byte for byte, since
+ * `json_ld` is its last member (eventRecord). Undefined for a text that is
+ * not an object's.
+ */
+export function singleText(record: Buffer, own: Buffer): Buffer | undefined {
+  if (record.length < 2 || record[0] !== 0x7b || record[record.length - 1] !== 0x7d) return undefined;
+  if (own.equals(NULL_TEXT)) return record;
+  return Buffer.concat([record.subarray(0, record.length - 1), JSON_LD_MEMBER, own, CLOSE]);
+}
+
+const NULL_TEXT = Buffer.from("null");
+const JSON_LD_MEMBER = Buffer.from(',"json_ld":');
+const CLOSE = Buffer.from("}");
+
 /** A kept term part's key: the term and the URLs it is written with (an embedded term shows no language). */
 function termPartKey(req: RestRequest, id: number): string {
   return `calendar-term\u0001${id}\u0001${req.urls.root}`;

@@ -18,7 +18,7 @@ import { RestResponse, rawResponse } from "../../routes/response";
 import { encodeJson, RawJson } from "../../routes/json";
 import type { KeptRecord } from "../../cache/records";
 import { readAgainByCheck } from "../../cache/tag-audit";
-import { keepsRecords, keptSeries, keptText, occurrenceFromKept, readKeptSeries, recordKey, seriesKey, termParts, type KeptSeries } from "../records/kept";
+import { keepsRecords, keptSeries, keptText, occurrenceFromKept, readKeptSeries, recordKey, seriesKey, singleKey, singleOwnText, singleText, termParts, type KeptSeries } from "../records/kept";
 import { CREATABLE, DELETABLE, EDITABLE, READABLE, type ArgSpec, type ArgsMap, type PermissionCheck, type RestEndpoint } from "../../routes/types";
 import type { QueryValue } from "../../routes/urls";
 import type { CalendarHost } from "../host";
@@ -151,7 +151,7 @@ function addressedPost(engine: EngineApi, by: By, host: CalendarHost): (req: Res
     if (!found) {
       found = (async () => {
         // Read before the post is loaded: a record built from it is kept only if nothing committed since (lib/cache/records.ts).
-        const token = host.rest.records?.keepsSingleReads === true && keepsRecords(req) ? await host.rest.records.token() : null;
+        const token = host.rest.records !== undefined && keepsRecords(req) ? await host.rest.records.token() : null;
         if (by === "id") {
           const id = Number(req.params.id);
           return { post: Number.isSafeInteger(id) && id > 0 ? await engine.posts.get(id, addressedEventRelations(req), [EVENT]) : undefined, token };
@@ -355,6 +355,31 @@ export function registerEventRoutes(host: CalendarHost): void {
     return { records: keys.map((key) => new RawJson(texts.get(key) ?? "null")), paging: pagingOf(req, result, "events/", false) };
   };
 
+  /**
+   * A read by id from kept texts (lib/calendar/records/kept.ts
+   * `singleText`): the record lists show, its terms pasted in, and what only
+   * a single read keeps, once the event passed `readableEvent` for every
+   * anonymous reader. While both are proved good the event and all it shows
+   * are unchanged, so the read would pass again and build the same bytes: no
+   * post is loaded. Undefined where the records are not every reader's
+   * (keepsRecords) or either text is not kept.
+   */
+  const keptSingle = async (req: RestRequest): Promise<RawJson | undefined> => {
+    const kept = host.rest.records;
+    const id = Number(req.params.id);
+    if (kept === undefined || !keepsRecords(req) || !Number.isSafeInteger(id) || id <= 0) return undefined;
+    const language = await requestLanguage(req, engine);
+    const keys = [recordKey(req, id, language), singleKey(req, id, language)];
+    const shown = new Set<number>();
+    const texts = await kept.get(keys, termParts(engine, req), shown);
+    const record = texts.get(keys[0]);
+    const own = texts.get(keys[1]);
+    const text = record === undefined || own === undefined ? undefined : singleText(record, own);
+    if (text === undefined) return undefined;
+    req.dependsOn(SITE_TAG, ...shown);
+    return new RawJson(text);
+  };
+
   /** The page as an iCalendar feed (lib/calendar/ical/feed.ts), with the JSON list's paging headers. */
   const icalPage = async (req: RestRequest, collection: string, headers: Record<string, string> = {}): Promise<RestResponse<string>> => {
     const { records, paging, writtenStarts } = await listPage(req, collection);
@@ -437,6 +462,8 @@ export function registerEventRoutes(host: CalendarHost): void {
       summary: by === "id" ? "Read an event" : "Read an event by slug",
       responses: READ_RESPONSES,
       async handler(req) {
+        const kept = by === "id" ? await keptSingle(req) : undefined;
+        if (kept !== undefined) return kept;
         // The addressed event is looked up once per request (the slug check and the `Allow` permission checks share it).
         const { post: found, token } = await lookup(req);
         // Which post a slug finds changes when a post with that slug appears, goes or changes status or language (its bucket's tag).
@@ -449,10 +476,14 @@ export function registerEventRoutes(host: CalendarHost): void {
         const ctx = await recordContext(engine, req, [post], { single: true, fieldsAt: "" });
         const record = eventRecord(post, ctx);
         if (token !== null && host.rest.records !== undefined) {
-          // The same record as lists show it (they have no `json_ld`): kept for them.
+          // The same record as lists show it (they have no `json_ld`), kept for them, and what a single read adds (`keptSingle`).
           const { json_ld: _jsonLd, ...listed } = record;
           const language = await requestLanguage(req, engine);
-          await host.rest.records.keep(token, [{ key: recordKey(req, listedId(post), language), bytes: keptText(req, listed), tags: recordTags(post, ctx.related, language, { terms: false }) }]);
+          const tags = [...recordTags(post, ctx.related, language, { terms: false })];
+          await host.rest.records.keep(token, [
+            { key: recordKey(req, listedId(post), language), bytes: keptText(req, listed), tags },
+            { key: singleKey(req, listedId(post), language), bytes: singleOwnText(record), tags },
+          ]);
         }
         return record;
       },
