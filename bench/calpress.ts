@@ -113,8 +113,8 @@ export interface StoreOptions {
 }
 
 const WARMED = /^calpress warmed (\d+) stored answers in ([\d.]+) s/;
-/** Without `--warm`, `serve` keeps the records of the upcoming events after start (lib/cli/warm.ts). */
-const KEPT = /^calpress kept the records of (\d+) upcoming events in ([\d.]+) s/;
+/** Without `--warm`, `serve` keeps the records of every event after start, upcoming first (lib/cli/warm.ts; older builds print the upcoming ones only). */
+const KEPT = /^calpress kept the records of (\d+) upcoming events(?: and (\d+) others)? in ([\d.]+) s/;
 
 /**
  * Starts `calpress serve` (with `workers`: `serve --workers N`, a primary
@@ -156,8 +156,8 @@ export async function startServer(runner: Runner, target: string, label: string,
       // keeps none (a MariaDB that refused the triggers, another build) never says so: measured anyway.
       waitForLine(child, KEPT, 600_000).then(
         (line) => {
-          log(`${label} kept the records of ${line[1]} upcoming events in ${line[2]} s`);
-          return Number(line[2]);
+          log(`${label} kept the records of ${line[1]} upcoming events and ${line[2] ?? "no"} others in ${line[3]} s`);
+          return Number(line[3]);
         },
         () => {
           log(`${label} printed no records warm-up line within 600 s: measuring anyway`);

@@ -50,17 +50,29 @@ export async function warmStoredAnswers(
   io.out(`calpress warmed ${done - failed} stored answers in ${seconds} s${failed > 0 ? ` (${failed} requests did not answer 200)` : ""}`);
 }
 
-/** Bound on the list pages the records warm-up asks for (50 events each): the data decides the rest. */
+/** Bound on the list pages the records warm-up asks for in each pass (50 events each): the data decides the rest. */
 const MAX_RECORD_PAGES = 20_000;
 
 /**
- * Builds the kept records (lib/cache/records.ts) of every upcoming event
- * once after start: the event list, 50 a page, one page at a time through
- * calpress's own listening address, so that the first month or venue a
- * reader asks for is pasted from the record file rather than built. One
- * request at a time leaves the other cores to readers; the records are kept
- * in the file every process shares, so this runs once per start, not per
- * worker. Reports progress on stderr and the total on stdout.
+ * The records warm-up's passes: the upcoming events first (what readers ask
+ * for most), then every event from the earliest (the upcoming ones again,
+ * proved rather than built), so that an archive month or an old event read
+ * by id is pasted too (issue 43: the record of every post).
+ */
+const RECORD_PASSES = [
+  { name: "upcoming", query: "" },
+  { name: "all", query: "&start_date=1970-01-01" },
+] as const;
+
+/**
+ * Builds the kept records (lib/cache/records.ts) of every event once after
+ * start: the event list, 50 a page, one page at a time through calpress's
+ * own listening address, so that the first month, venue or event a reader
+ * asks for is pasted from the record file rather than built (a list keeps
+ * what a read by id adds too). One request at a time leaves the other cores
+ * to readers; the records are kept in the file every process shares, so
+ * this runs once per start, not per worker. Reports progress on stderr and
+ * the totals on stdout.
  */
 export async function warmKeptRecords(root: string, io: CliIO): Promise<void> {
   const started = Date.now();
@@ -75,27 +87,32 @@ export async function warmKeptRecords(root: string, io: CliIO): Promise<void> {
       });
       req.on("error", () => resolve({ status: 0, pages: 0, total: 0 }));
     });
-  let total = 0;
-  let done = 0;
-  let pages = 1;
+  const kept: Record<(typeof RECORD_PASSES)[number]["name"], number> = { upcoming: 0, all: 0 };
   let reported = started;
   try {
-    for (let page = 1; page <= Math.min(pages, MAX_RECORD_PAGES); page++) {
-      const r = await get(`${root}calendar/events/v1/events?per_page=50&page=${page}`);
-      if (r.status !== 200) break;
-      if (page === 1) {
-        pages = r.pages;
-        total = r.total;
+    for (const pass of RECORD_PASSES) {
+      let pages = 1;
+      let total = 0;
+      let done = 0;
+      for (let page = 1; page <= Math.min(pages, MAX_RECORD_PAGES); page++) {
+        const r = await get(`${root}calendar/events/v1/events?per_page=50&page=${page}${pass.query}`);
+        if (r.status !== 200) break;
+        if (page === 1) {
+          pages = r.pages;
+          total = r.total;
+        }
+        done = page;
+        const now = Date.now();
+        if (now - reported >= 5000) {
+          reported = now;
+          io.err(`keeping event records (${pass.name}): page ${page} of ${pages}`);
+        }
       }
-      done = page;
-      const now = Date.now();
-      if (now - reported >= 5000) {
-        reported = now;
-        io.err(`keeping event records: page ${page} of ${pages}`);
-      }
+      kept[pass.name] = Math.min(total, done * 50);
     }
   } finally {
     agent.destroy();
   }
-  io.out(`calpress kept the records of ${Math.min(total, done * 50)} upcoming events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const others = Math.max(0, kept.all - kept.upcoming);
+  io.out(`calpress kept the records of ${kept.upcoming} upcoming events and ${others} others in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

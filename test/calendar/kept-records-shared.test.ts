@@ -25,6 +25,7 @@ forEachDatabase("calendar: kept records shared by processes", (db) => {
   let here: TestSite | undefined;
   let plain: TestSite | undefined;
   let child: Server | undefined;
+  let past: { id: number } | undefined;
 
   before(async function () {
     this.timeout(90_000);
@@ -33,6 +34,8 @@ forEachDatabase("calendar: kept records shared by processes", (db) => {
     plain = await startTestSite({ timezone: "UTC", target: database.target, siteUrl: SITE_URL, responseCache: false, records: false, publishedIndex: false });
     const venue = (await here.get("/venues")).body.venues.find((v: { venue: string }) => v.venue === "Town Hall").id;
     await makeEvent(here, { title: "Shared Gala", status: "publish", venue, categories: ["music"], start_date: dayAt(3, "19:00:00"), end_date: dayAt(3, "21:00:00") });
+    // A past event: the warm-up keeps it too, after the upcoming ones.
+    past = await makeEvent(here, { title: "Shared Archive", status: "publish", venue, start_date: dayAt(-20, "19:00:00"), end_date: dayAt(-20, "21:00:00") });
     child = await startServer(["--db", database.target, "--site-url", SITE_URL, "--timezone", "UTC", "--user", `${ADMIN}:administrator`], 60_000);
   });
   after(async function () {
@@ -82,13 +85,16 @@ forEachDatabase("calendar: kept records shared by processes", (db) => {
   };
 
   it("keeps records in one file outside the heap by default, and reuses those another process built (serve's warm-up)", async function () {
-    // `serve` keeps the records of the upcoming events after start, in the background (lib/cli/warm.ts).
-    const kept = /calpress kept the records of (\d+) upcoming events/;
+    // `serve` keeps the records of every event after start, upcoming ones first, in the background (lib/cli/warm.ts).
+    const kept = /calpress kept the records of (\d+) upcoming events and (\d+) others/;
     for (let i = 0; i < 100 && !kept.test(on().child.stdout()); i++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(Number(kept.exec(on().child.stdout())?.[1]), on().child.stdout()).to.be.greaterThan(0);
+    expect(Number(kept.exec(on().child.stdout())?.[2]), on().child.stdout()).to.be.greaterThan(0);
     const before = records()?.stats();
     if (before === undefined) throw new Error("no kept records");
     await sameInBoth("first reads");
+    // The past event read by id in this process: from the record and part the child's warm-up kept.
+    expect(await text(`${on().here.ns}/events/${past?.id ?? 0}`)).to.equal(await text(`${on().plain.ns}/events/${past?.id ?? 0}`));
     const after = records()?.stats();
     if (after === undefined) throw new Error("no kept records");
     // This process kept none of its own: every record it showed came from the file the child wrote.

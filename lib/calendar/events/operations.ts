@@ -161,12 +161,19 @@ export async function getEvent(engine: EngineApi, id: number, user: CurrentUser 
 
 /** The checks of `getEvent` on a post already loaded (with EVENT_RELATIONS) by the ID `id`. */
 export function readableEvent(engine: EngineApi, post: LoadedPost | undefined, id: number, user: CurrentUser | null, access: ReadAccess = {}): LoadedPost {
-  if (!post) throw eventNotFound(id);
-  if (post.type !== EVENT) throw invalidEventId(id);
-  if (post.status === "trash") throw eventNoLongerAvailable();
-  if (post.status !== "publish" && !engine.posts.canRead(post, user)) throw eventNotAccessible();
-  if (!hasContentAccess(post, { user, editContext: access.editContext === true, password: access.password })) throw eventPasswordProtected();
+  const refusal = eventRefusal(engine, post, id, user, access);
+  if (refusal !== undefined || post === undefined) throw refusal ?? eventNotFound(id);
   return post;
+}
+
+/** What `readableEvent` throws for this post and reader, in its order; undefined where the event may be read. */
+export function eventRefusal(engine: EngineApi, post: LoadedPost | undefined, id: number, user: CurrentUser | null, access: ReadAccess = {}): RestError | undefined {
+  if (!post) return eventNotFound(id);
+  if (post.type !== EVENT) return invalidEventId(id);
+  if (post.status === "trash") return eventNoLongerAvailable();
+  if (post.status !== "publish" && !engine.posts.canRead(post, user)) return eventNotAccessible();
+  if (!hasContentAccess(post, { user, editContext: access.editContext === true, password: access.password })) return eventPasswordProtected();
+  return undefined;
 }
 
 /**

@@ -98,6 +98,15 @@ export function eventRecord(post: LoadedPost, ctx: RecordContext): JsonObject {
   return hasContentAccess(post, ctx) ? record : maskProtected(record);
 }
 
+/**
+ * The `json_ld` a single read adds to `record`, the record lists show (built
+ * with `ctx`, no `_fields`), or undefined where it has none: what
+ * `eventRecord` gives with `single`, for a list to keep (kept.ts `singleKey`).
+ */
+export function singleJsonLd(post: LoadedPost, record: JsonObject, ctx: RecordContext): JsonObject | undefined {
+  return isPublicPage(post) ? eventJsonLd(post, record, eventZone(post, ctx)) : undefined;
+}
+
 function eventZone(post: LoadedPost, ctx: RecordContext): string {
   return str(post.fields.timezone) || ctx.siteTimezone;
 }

@@ -32,19 +32,20 @@ export function recordKey(req: RestRequest, id: number, language: string | undef
 
 /**
  * The key of what a single read adds to an event's kept record: its
- * `json_ld` (or `null`). Kept only by a single read, once the event passed
- * `readableEvent` for every anonymous reader (a list also keeps records of
- * events a single read refuses, such as those with a password): while it is
- * proved good the event is unchanged, so a single read may be answered from
- * the two texts (`singleText`).
+ * `json_ld` (or `null`). Kept by a single read, and by a list for the events
+ * it builds, only where the event passes `readableEvent` for every anonymous
+ * reader (a list also keeps records of events a single read refuses, such
+ * as those with a password): while it is proved good the event is
+ * unchanged, so a single read may be answered from the two texts
+ * (`singleText`).
  */
 export function singleKey(req: RestRequest, id: number, language: string | undefined): string {
   return `calendar-single\u0000${id}\u0000${language ?? ""}\u0000${req.urls.home}\u0000${req.urls.root}`;
 }
 
 /** What `singleKey` keeps for a single read's record: its `json_ld`'s text, or `null` where it has none. */
-export function singleOwnText(record: JsonObject): Buffer {
-  return Buffer.from(record.json_ld === undefined ? "null" : encodeJson(record.json_ld));
+export function singleOwnText(jsonLd: Json | undefined): Buffer {
+  return Buffer.from(jsonLd === undefined ? "null" : encodeJson(jsonLd));
 }
 
 /**

@@ -24,7 +24,7 @@ import type { QueryValue } from "../../routes/urls";
 import type { CalendarHost } from "../host";
 import { EVENT } from "../post-types";
 import type { Json, JsonObject } from "../records/context";
-import { eventRecord, eventRecords, seriesShape } from "../records/event";
+import { eventRecord, eventRecords, seriesShape, singleJsonLd } from "../records/event";
 import { ICAL_CONTENT_TYPE, icalFeed, wantsICalendar } from "../ical/feed";
 import { seriesStartLocal } from "../recurrence/series";
 import { NAMESPACE, requestLanguage } from "../common/args";
@@ -36,6 +36,7 @@ import { eventListParams, ListLookups, type EventListInput } from "../events/lis
 import {
   createEvent,
   eventCaps,
+  eventRefusal,
   listEventIds,
   listEvents,
   readableEvent,
@@ -339,6 +340,10 @@ export function registerEventRoutes(host: CalendarHost): void {
           for (const tag of recordTags(p, ctx.related, language)) shown.add(tag);
           const tags = recordTags(p, ctx.related, language, { terms: false });
           built.push({ key, bytes: keptText(req, record), tags });
+          // What a read by id adds (`keptSingle`), where every anonymous reader may read the event by id.
+          if (eventRefusal(engine, p, listedId(p), null) === undefined) {
+            built.push({ key: singleKey(req, listedId(p), language), bytes: singleOwnText(singleJsonLd(p, record, ctx)), tags });
+          }
           // The first occurrence of a series not kept keeps it for the others.
           const from = seriesKey(req, p.id, language);
           if (p.occurrence !== undefined && !seriesKept.has(from)) {
@@ -482,7 +487,7 @@ export function registerEventRoutes(host: CalendarHost): void {
           const tags = [...recordTags(post, ctx.related, language, { terms: false })];
           await host.rest.records.keep(token, [
             { key: recordKey(req, listedId(post), language), bytes: keptText(req, listed), tags },
-            { key: singleKey(req, listedId(post), language), bytes: singleOwnText(record), tags },
+            { key: singleKey(req, listedId(post), language), bytes: singleOwnText(record.json_ld), tags },
           ]);
         }
         return record;
