@@ -485,10 +485,10 @@ export function registerEventRoutes(host: CalendarHost): void {
           const { json_ld: _jsonLd, ...listed } = record;
           const language = await requestLanguage(req, engine);
           const tags = [...recordTags(post, ctx.related, language, { terms: false })];
-          await host.rest.records.keep(token, [
-            { key: recordKey(req, listedId(post), language), bytes: keptText(req, listed), tags },
-            { key: singleKey(req, listedId(post), language), bytes: singleOwnText(record.json_ld), tags },
-          ]);
+          const kept: KeptRecord[] = [{ key: recordKey(req, listedId(post), language), bytes: keptText(req, listed), tags }];
+          // The post shown passed as read by its own id too (an occurrence asked by its series' slug and date is checked again).
+          if (eventRefusal(engine, post, listedId(post), null) === undefined) kept.push({ key: singleKey(req, listedId(post), language), bytes: singleOwnText(record.json_ld), tags });
+          await host.rest.records.keep(token, kept);
         }
         return record;
       },
