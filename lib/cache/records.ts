@@ -1,10 +1,10 @@
 /**
  * Kept records: the JSON text of one record (an event as a list shows it),
  * built once per revision of what it shows and reused by every answer that
- * shows it: list pages, whatever their filters, and single reads (with
- * a part of their own: lib/calendar/records/kept.ts `singleKey`). A list answer is then its ids, its total and the kept
- * texts put side by side; only records not kept (or no longer good) are
- * loaded and built.
+ * shows it: list pages, whatever their filters, and single reads (with a
+ * part of their own: lib/calendar/records/kept.ts `singleKey`). A list
+ * answer is then its ids, its total and the kept texts put side by side;
+ * only records not kept (or no longer good) are loaded and built.
  *
  * The invariant is the stored answers' (answer-store.ts): a text is reused
  * only while every cache tag it named has the version it had when it was

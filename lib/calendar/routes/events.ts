@@ -339,11 +339,7 @@ export function registerEventRoutes(host: CalendarHost): void {
           // The text on this page has its terms in it (the kept one has holes for them).
           for (const tag of recordTags(p, ctx.related, language)) shown.add(tag);
           const tags = recordTags(p, ctx.related, language, { terms: false });
-          built.push({ key, bytes: keptText(req, record), tags });
-          // What a read by id adds (`keptSingle`), where every anonymous reader may read the event by id.
-          if (eventRefusal(engine, p, listedId(p), null) === undefined) {
-            built.push({ key: singleKey(req, listedId(p), language), bytes: singleOwnText(singleJsonLd(p, record, ctx)), tags });
-          }
+          built.push({ key, bytes: keptText(req, record), tags }, ...singlePart(req, p, () => singleJsonLd(p, record, ctx), tags, language));
           // The first occurrence of a series not kept keeps it for the others.
           const from = seriesKey(req, p.id, language);
           if (p.occurrence !== undefined && !seriesKept.has(from)) {
@@ -359,6 +355,14 @@ export function registerEventRoutes(host: CalendarHost): void {
     req.reuseWhile(eventPageCheck(engine, input, user, { language, relations }, { ids: result.ids, total: result.total }));
     return { records: keys.map((key) => new RawJson(texts.get(key) ?? "null")), paging: pagingOf(req, result, "events/", false) };
   };
+
+  /**
+   * What a read by id adds to `post`'s kept record (`keptSingle`), its
+   * `json_ld`: none where an anonymous reader may not read the post by its
+   * own id (a list shows an event with a password, masked).
+   */
+  const singlePart = (req: RestRequest, post: LoadedPost, jsonLd: () => Json | undefined, tags: Iterable<number>, language: string): KeptRecord[] =>
+    eventRefusal(engine, post, listedId(post), null) === undefined ? [{ key: singleKey(req, listedId(post), language), bytes: singleOwnText(jsonLd()), tags }] : [];
 
   /**
    * A read by id from kept texts (lib/calendar/records/kept.ts
@@ -485,10 +489,8 @@ export function registerEventRoutes(host: CalendarHost): void {
           const { json_ld: _jsonLd, ...listed } = record;
           const language = await requestLanguage(req, engine);
           const tags = [...recordTags(post, ctx.related, language, { terms: false })];
-          const kept: KeptRecord[] = [{ key: recordKey(req, listedId(post), language), bytes: keptText(req, listed), tags }];
-          // The post shown passed as read by its own id too (an occurrence asked by its series' slug and date is checked again).
-          if (eventRefusal(engine, post, listedId(post), null) === undefined) kept.push({ key: singleKey(req, listedId(post), language), bytes: singleOwnText(record.json_ld), tags });
-          await host.rest.records.keep(token, kept);
+          // The post shown is checked again as read by its own id (an occurrence asked by its series' slug and date).
+          await host.rest.records.keep(token, [{ key: recordKey(req, listedId(post), language), bytes: keptText(req, listed), tags }, ...singlePart(req, post, () => record.json_ld, tags, language)]);
         }
         return record;
       },
